@@ -1,0 +1,178 @@
+package dev.tide.cluster;
+
+import dev.tide.common.config.Config;
+import dev.tide.common.time.Clock;
+import dev.tide.meta.Meta;
+import dev.tide.meta.MetaGrpcService;
+import dev.tide.meta.MetaOptions;
+import dev.tide.proto.plan.Fragment;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.Plan;
+import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.proto.stream.MetaServiceGrpc;
+import dev.tide.proto.stream.RegisterWorkerRequest;
+import dev.tide.proto.stream.RegisterWorkerResponse;
+import dev.tide.storage.StateStore;
+import dev.tide.storage.object.LocalObjectStore;
+import dev.tide.storage.object.ObjectStore;
+import dev.tide.storage.sst.BlockCache;
+import dev.tide.stream.nexmark.NexmarkGenerator;
+import dev.tide.stream.nexmark.NexmarkTable;
+import dev.tide.stream.node.ComputeNode;
+import dev.tide.stream.node.LocalExchange;
+import dev.tide.stream.plan.JobCompiler;
+import dev.tide.stream.source.NexmarkSourceOptions;
+import dev.tide.stream.state.StateTable;
+import dev.tide.stream.actor.Channel;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.inprocess.InProcessChannelBuilder;
+import io.grpc.inprocess.InProcessServerBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Meta and compute nodes in one JVM, talking gRPC over the in-process transport and sharing a
+ * local-directory object store: the embedded cluster of the playground and the end-to-end tests.
+ */
+public final class LocalCluster implements AutoCloseable {
+  private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+  private final String prefix = "tide-" + INSTANCES.incrementAndGet() + "-";
+  private final Config config;
+  private final ObjectStore objects;
+  private final LocalExchange exchange = new LocalExchange(Channel.DEFAULT_CAPACITY);
+  private final Meta meta;
+  private final Server metaServer;
+  private final ManagedChannel metaChannel;
+  private final List<Node> nodes = new ArrayList<>();
+  private final BlockCache readerCache = new BlockCache(64L << 20);
+  private final long blockCacheBytes;
+
+  /** A compute node with its in-process server. */
+  public record Node(ComputeNode compute, Server server, int slots) {}
+
+  public LocalCluster(Path dataDir, Config config, int computeNodes, int slotsPerNode) {
+    this.config = config;
+    this.objects = new LocalObjectStore(dataDir.resolve("objects"));
+    this.blockCacheBytes = 64L << 20;
+    this.meta = new Meta(config, Clock.SYSTEM, address -> InProcessChannelBuilder.forName(address).build());
+    try {
+      this.metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(meta)).build().start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    this.metaChannel = InProcessChannelBuilder.forName(prefix + "meta").build();
+    meta.start();
+    for (int i = 0; i < computeNodes; i++) {
+      addNode(slotsPerNode);
+    }
+  }
+
+  /** Starts one more compute node and registers it with meta. */
+  public Node addNode(int slots) {
+    String name = prefix + "compute-" + (nodes.size() + 1);
+    MetaServiceGrpc.MetaServiceBlockingStub stub = MetaServiceGrpc.newBlockingStub(metaChannel);
+    ComputeNode compute = new ComputeNode(name, stub, objects, new BlockCache(blockCacheBytes), exchange, Clock.SYSTEM);
+    Server server;
+    try {
+      server = InProcessServerBuilder.forName(name).addService(compute).build().start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    RegisterWorkerResponse r = stub.registerWorker(RegisterWorkerRequest.newBuilder().setHost(name).setSlots(slots).build());
+    compute.setWorkerId(r.getWorkerId());
+    compute.store().commit(r.getVersion());
+    Node n = new Node(compute, server, slots);
+    nodes.add(n);
+    return n;
+  }
+
+  public Meta meta() {
+    return meta;
+  }
+
+  public List<Node> nodes() {
+    return nodes;
+  }
+
+  /** Simulates a machine failure: the node's actors stop and its server goes away. */
+  public void crash(int index) {
+    Node n = nodes.get(index);
+    n.server().shutdownNow();
+    n.compute().shutdown();
+  }
+
+  /** Compiles and starts a job; returns its definition. */
+  public JobDefinition submit(Plan plan) {
+    Meta.JobIds ids = meta.allocateJobIds();
+    JobDefinition def = JobCompiler.compile(plan, ids.jobId(), config.get(MetaOptions.VNODE_COUNT), ids.tableIdBase());
+    meta.createJob(def);
+    return def;
+  }
+
+  private StateStore reader() {
+    StateStore s = new StateStore(objects, readerCache, "state", () -> {
+      throw new IllegalStateException("a reader never writes");
+    });
+    s.commit(meta.committedVersion());
+    return s;
+  }
+
+  /** The committed rows of a materialized view (visible columns), in key order. */
+  public List<Object[]> scan(String view) {
+    TableCatalog t = meta.view(view).orElseThrow(() -> new IllegalArgumentException("unknown materialized view '" + view + "'"));
+    List<Object[]> out = new ArrayList<>();
+    for (Object[] row : StateTable.scanAll(reader(), t)) {
+      out.add(Arrays.copyOf(row, t.getVisibleColumns()));
+    }
+    return out;
+  }
+
+  /** True once every bounded source of the job has committed offsets past its last event. */
+  public boolean sourcesDone(JobDefinition job) {
+    StateStore reader = reader();
+    for (Fragment f : job.getFragmentsList()) {
+      for (PlanNode n : f.getNodesList()) {
+        if (!n.hasSource()) {
+          continue;
+        }
+        long events = NexmarkSourceOptions.parse(n.getSource().getOptionsMap()).get(NexmarkSourceOptions.EVENTS);
+        if (events < 0) {
+          return false;
+        }
+        NexmarkTable table = NexmarkTable.valueOf(n.getSource().getTable().toUpperCase(Locale.ROOT));
+        long limit = NexmarkGenerator.ordinalsBelow(table, events);
+        TableCatalog t = job.getTablesList().stream().filter(c -> c.getTableId() == n.getSource().getStateTableId()).findFirst().orElseThrow();
+        List<Object[]> offsets = StateTable.scanAll(reader, t);
+        if (offsets.size() < n.getSource().getSplitCount()) {
+          return false;
+        }
+        for (Object[] row : offsets) {
+          if ((Long) row[1] < limit) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public void close() {
+    meta.close();
+    for (Node n : nodes) {
+      n.server().shutdownNow();
+      n.compute().shutdown();
+    }
+    metaChannel.shutdownNow();
+    metaServer.shutdownNow();
+  }
+}

@@ -1,0 +1,386 @@
+package dev.tide.common.chunk;
+
+import dev.tide.common.types.DataType;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Appends values of one type and builds an immutable {@link Column}. Reusable: {@link #build()}
+ * hands the arrays to the column and starts fresh ones. Thread-safety: confined to one thread.
+ */
+public abstract sealed class ColumnBuilder
+    permits ColumnBuilder.Longs, ColumnBuilder.Ints, ColumnBuilder.Doubles, ColumnBuilder.Bools, ColumnBuilder.Strings {
+  protected int size;
+  protected boolean[] nulls;
+  protected int capacity;
+
+  protected ColumnBuilder(int capacity) {
+    this.capacity = Math.max(4, capacity);
+  }
+
+  public static ColumnBuilder create(DataType type, int capacity) {
+    return switch (type) {
+      case BIGINT, TIMESTAMP -> new Longs(type, capacity);
+      case INT -> new Ints(capacity);
+      case DOUBLE -> new Doubles(capacity);
+      case BOOLEAN -> new Bools(capacity);
+      case VARCHAR -> new Strings(capacity);
+    };
+  }
+
+  public final int size() {
+    return size;
+  }
+
+  protected final void ensure() {
+    if (size == capacity) {
+      capacity = capacity * 2;
+      grow(capacity);
+      if (nulls != null) {
+        nulls = Arrays.copyOf(nulls, capacity);
+      }
+    }
+  }
+
+  protected abstract void grow(int newCapacity);
+
+  protected final void markNull() {
+    if (nulls == null) {
+      nulls = new boolean[capacity];
+    }
+    nulls[size] = true;
+  }
+
+  protected final boolean[] takeNulls() {
+    boolean[] n = nulls;
+    nulls = null;
+    return n;
+  }
+
+  public abstract void appendNull();
+
+  /** Appends a boxed value of the builder's type (Integer/Long/Double/Boolean/String) or null. */
+  public abstract void appendObject(Object value);
+
+  /** Appends row {@code row} of {@code from}, which must have this builder's type. */
+  public abstract void appendFrom(Column from, int row);
+
+  public abstract Column build();
+
+  /** BIGINT and TIMESTAMP. */
+  public static final class Longs extends ColumnBuilder {
+    private final DataType type;
+    private long[] values;
+
+    Longs(DataType type, int capacity) {
+      super(capacity);
+      this.type = type;
+      this.values = new long[this.capacity];
+    }
+
+    public void append(long v) {
+      ensure();
+      values[size++] = v;
+    }
+
+    @Override
+    protected void grow(int n) {
+      values = Arrays.copyOf(values, n);
+    }
+
+    @Override
+    public void appendNull() {
+      ensure();
+      markNull();
+      values[size++] = 0;
+    }
+
+    @Override
+    public void appendObject(Object value) {
+      if (value == null) {
+        appendNull();
+      } else {
+        append(((Number) value).longValue());
+      }
+    }
+
+    @Override
+    public void appendFrom(Column from, int row) {
+      if (from.isNull(row)) {
+        appendNull();
+      } else {
+        append(((LongColumn) from).getLong(row));
+      }
+    }
+
+    @Override
+    public Column build() {
+      Column c = new LongColumn(type, values, size, takeNulls());
+      values = new long[capacity];
+      size = 0;
+      return c;
+    }
+  }
+
+  /** INT. */
+  public static final class Ints extends ColumnBuilder {
+    private int[] values;
+
+    Ints(int capacity) {
+      super(capacity);
+      this.values = new int[this.capacity];
+    }
+
+    public void append(int v) {
+      ensure();
+      values[size++] = v;
+    }
+
+    @Override
+    protected void grow(int n) {
+      values = Arrays.copyOf(values, n);
+    }
+
+    @Override
+    public void appendNull() {
+      ensure();
+      markNull();
+      values[size++] = 0;
+    }
+
+    @Override
+    public void appendObject(Object value) {
+      if (value == null) {
+        appendNull();
+      } else {
+        append(((Number) value).intValue());
+      }
+    }
+
+    @Override
+    public void appendFrom(Column from, int row) {
+      if (from.isNull(row)) {
+        appendNull();
+      } else {
+        append(((IntColumn) from).getInt(row));
+      }
+    }
+
+    @Override
+    public Column build() {
+      Column c = new IntColumn(values, size, takeNulls());
+      values = new int[capacity];
+      size = 0;
+      return c;
+    }
+  }
+
+  /** DOUBLE. */
+  public static final class Doubles extends ColumnBuilder {
+    private double[] values;
+
+    Doubles(int capacity) {
+      super(capacity);
+      this.values = new double[this.capacity];
+    }
+
+    public void append(double v) {
+      ensure();
+      values[size++] = v;
+    }
+
+    @Override
+    protected void grow(int n) {
+      values = Arrays.copyOf(values, n);
+    }
+
+    @Override
+    public void appendNull() {
+      ensure();
+      markNull();
+      values[size++] = 0;
+    }
+
+    @Override
+    public void appendObject(Object value) {
+      if (value == null) {
+        appendNull();
+      } else {
+        append(((Number) value).doubleValue());
+      }
+    }
+
+    @Override
+    public void appendFrom(Column from, int row) {
+      if (from.isNull(row)) {
+        appendNull();
+      } else {
+        append(((DoubleColumn) from).getDouble(row));
+      }
+    }
+
+    @Override
+    public Column build() {
+      Column c = new DoubleColumn(values, size, takeNulls());
+      values = new double[capacity];
+      size = 0;
+      return c;
+    }
+  }
+
+  /** BOOLEAN. */
+  public static final class Bools extends ColumnBuilder {
+    private boolean[] values;
+
+    Bools(int capacity) {
+      super(capacity);
+      this.values = new boolean[this.capacity];
+    }
+
+    public void append(boolean v) {
+      ensure();
+      values[size++] = v;
+    }
+
+    @Override
+    protected void grow(int n) {
+      values = Arrays.copyOf(values, n);
+    }
+
+    @Override
+    public void appendNull() {
+      ensure();
+      markNull();
+      values[size++] = false;
+    }
+
+    @Override
+    public void appendObject(Object value) {
+      if (value == null) {
+        appendNull();
+      } else {
+        append((Boolean) value);
+      }
+    }
+
+    @Override
+    public void appendFrom(Column from, int row) {
+      if (from.isNull(row)) {
+        appendNull();
+      } else {
+        append(((BoolColumn) from).getBool(row));
+      }
+    }
+
+    @Override
+    public Column build() {
+      Column c = new BoolColumn(values, size, takeNulls());
+      values = new boolean[capacity];
+      size = 0;
+      return c;
+    }
+  }
+
+  /** VARCHAR, appended as UTF-8 bytes. */
+  public static final class Strings extends ColumnBuilder {
+    private byte[] data;
+    private int[] offsets;
+    private int bytes;
+
+    Strings(int capacity) {
+      super(capacity);
+      this.data = new byte[this.capacity * 16];
+      this.offsets = new int[this.capacity + 1];
+    }
+
+    @Override
+    protected void grow(int n) {
+      offsets = Arrays.copyOf(offsets, n + 1);
+    }
+
+    private void reserve(int len) {
+      if (bytes + len > data.length) {
+        data = Arrays.copyOf(data, Math.max(data.length * 2, bytes + len));
+      }
+    }
+
+    public void append(byte[] src, int off, int len) {
+      ensure();
+      reserve(len);
+      System.arraycopy(src, off, data, bytes, len);
+      bytes += len;
+      offsets[++size] = bytes;
+    }
+
+    public void append(String s) {
+      byte[] b = s.getBytes(StandardCharsets.UTF_8);
+      append(b, 0, b.length);
+    }
+
+    /** Appends an ASCII string built from a prefix and a decimal number without allocating. */
+    public void appendAsciiWithNumber(byte[] prefix, long number) {
+      ensure();
+      reserve(prefix.length + 20);
+      System.arraycopy(prefix, 0, data, bytes, prefix.length);
+      bytes += prefix.length;
+      bytes = writeDecimal(data, bytes, number);
+      offsets[++size] = bytes;
+    }
+
+    private static int writeDecimal(byte[] out, int pos, long v) {
+      if (v == 0) {
+        out[pos] = '0';
+        return pos + 1;
+      }
+      if (v < 0) {
+        out[pos++] = '-';
+        v = -v;
+      }
+      int digits = 0;
+      for (long t = v; t > 0; t /= 10) {
+        digits++;
+      }
+      for (int i = digits - 1; i >= 0; i--) {
+        out[pos + i] = (byte) ('0' + (v % 10));
+        v /= 10;
+      }
+      return pos + digits;
+    }
+
+    @Override
+    public void appendNull() {
+      ensure();
+      markNull();
+      offsets[++size] = bytes;
+    }
+
+    @Override
+    public void appendObject(Object value) {
+      if (value == null) {
+        appendNull();
+      } else {
+        append((String) value);
+      }
+    }
+
+    @Override
+    public void appendFrom(Column from, int row) {
+      if (from.isNull(row)) {
+        appendNull();
+      } else {
+        StringColumn s = (StringColumn) from;
+        append(s.data(), s.offset(row), s.length(row));
+      }
+    }
+
+    @Override
+    public Column build() {
+      Column c = new StringColumn(data, offsets, size, takeNulls());
+      data = new byte[Math.max(64, bytes)];
+      offsets = new int[capacity + 1];
+      size = 0;
+      bytes = 0;
+      return c;
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package dev.tide.common.codec;
+
+import dev.tide.common.types.DataType;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Compact, non-order-preserving row encoding for state values: per column a tag byte (0 null, 1
+ * present) then INT 4 bytes, BIGINT/TIMESTAMP/DOUBLE 8 bytes, BOOLEAN 1 byte, VARCHAR a 4-byte
+ * length and UTF-8 bytes. The column types are known to the reader (the table's schema).
+ */
+public final class ValueCodec {
+  private ValueCodec() {}
+
+  public static byte[] encode(DataType[] types, Object[] row) {
+    int n = 0;
+    byte[][] strings = new byte[types.length][];
+    for (int i = 0; i < types.length; i++) {
+      n += 1;
+      if (row[i] == null) {
+        continue;
+      }
+      n += switch (types[i]) {
+        case INT -> 4;
+        case BIGINT, TIMESTAMP, DOUBLE -> 8;
+        case BOOLEAN -> 1;
+        case VARCHAR -> {
+          strings[i] = ((String) row[i]).getBytes(StandardCharsets.UTF_8);
+          yield 4 + strings[i].length;
+        }
+      };
+    }
+    byte[] out = new byte[n];
+    int p = 0;
+    for (int i = 0; i < types.length; i++) {
+      Object v = row[i];
+      if (v == null) {
+        out[p++] = 0;
+        continue;
+      }
+      out[p++] = 1;
+      switch (types[i]) {
+        case INT -> p = putInt(out, p, ((Number) v).intValue());
+        case BIGINT, TIMESTAMP -> p = putLong(out, p, ((Number) v).longValue());
+        case DOUBLE -> p = putLong(out, p, Double.doubleToLongBits(((Number) v).doubleValue()));
+        case BOOLEAN -> out[p++] = (byte) ((Boolean) v ? 1 : 0);
+        case VARCHAR -> {
+          p = putInt(out, p, strings[i].length);
+          System.arraycopy(strings[i], 0, out, p, strings[i].length);
+          p += strings[i].length;
+        }
+      }
+    }
+    return out;
+  }
+
+  public static Object[] decode(DataType[] types, byte[] in) {
+    Object[] row = new Object[types.length];
+    int p = 0;
+    for (int i = 0; i < types.length; i++) {
+      if (p >= in.length) {
+        throw new IllegalArgumentException("value of " + in.length + " bytes too short for types " + Arrays.toString(types));
+      }
+      if (in[p++] == 0) {
+        continue;
+      }
+      switch (types[i]) {
+        case INT -> {
+          row[i] = getInt(in, p);
+          p += 4;
+        }
+        case BIGINT, TIMESTAMP -> {
+          row[i] = getLong(in, p);
+          p += 8;
+        }
+        case DOUBLE -> {
+          row[i] = Double.longBitsToDouble(getLong(in, p));
+          p += 8;
+        }
+        case BOOLEAN -> row[i] = in[p++] != 0;
+        case VARCHAR -> {
+          int len = getInt(in, p);
+          p += 4;
+          row[i] = new String(in, p, len, StandardCharsets.UTF_8);
+          p += len;
+        }
+      }
+    }
+    return row;
+  }
+
+  private static int putInt(byte[] b, int p, int v) {
+    b[p] = (byte) (v >>> 24);
+    b[p + 1] = (byte) (v >>> 16);
+    b[p + 2] = (byte) (v >>> 8);
+    b[p + 3] = (byte) v;
+    return p + 4;
+  }
+
+  private static int putLong(byte[] b, int p, long v) {
+    for (int i = 0; i < 8; i++) {
+      b[p + i] = (byte) (v >>> (56 - 8 * i));
+    }
+    return p + 8;
+  }
+
+  private static int getInt(byte[] b, int p) {
+    return ((b[p] & 0xFF) << 24) | ((b[p + 1] & 0xFF) << 16) | ((b[p + 2] & 0xFF) << 8) | (b[p + 3] & 0xFF);
+  }
+
+  private static long getLong(byte[] b, int p) {
+    long x = 0;
+    for (int i = 0; i < 8; i++) {
+      x = (x << 8) | (b[p + i] & 0xFFL);
+    }
+    return x;
+  }
+}

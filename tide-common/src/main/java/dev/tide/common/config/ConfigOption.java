@@ -1,0 +1,105 @@
+package dev.tide.common.config;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * A declared configuration option: key, type parser, default, description and a validation rule.
+ * Declare each option once as a constant; docs tables are generated from the declarations.
+ *
+ * @param <T> value type
+ */
+public final class ConfigOption<T> {
+  private final String key;
+  private final T defaultValue;
+  private final String description;
+  private final Function<String, T> parser;
+  private final Predicate<T> rule;
+  private final String ruleText;
+
+  private ConfigOption(String key, T defaultValue, String description, Function<String, T> parser, Predicate<T> rule, String ruleText) {
+    this.key = key;
+    this.defaultValue = defaultValue;
+    this.description = description;
+    this.parser = parser;
+    this.rule = rule;
+    this.ruleText = ruleText;
+  }
+
+  public static ConfigOption<Integer> intOption(String key, Integer def, String description) {
+    return new ConfigOption<>(key, def, description, s -> Integer.parseInt(s.trim()), v -> true, "an integer");
+  }
+
+  public static ConfigOption<Long> longOption(String key, Long def, String description) {
+    return new ConfigOption<>(key, def, description, s -> Long.parseLong(s.trim()), v -> true, "an integer");
+  }
+
+  public static ConfigOption<Double> doubleOption(String key, Double def, String description) {
+    return new ConfigOption<>(key, def, description, s -> Double.parseDouble(s.trim()), v -> true, "a number");
+  }
+
+  public static ConfigOption<Boolean> boolOption(String key, Boolean def, String description) {
+    return new ConfigOption<>(key, def, description, ConfigOption::parseBool, v -> true, "true or false");
+  }
+
+  public static ConfigOption<String> stringOption(String key, String def, String description) {
+    return new ConfigOption<>(key, def, description, String::trim, v -> true, "a string");
+  }
+
+  public static ConfigOption<Duration> durationOption(String key, Duration def, String description) {
+    return new ConfigOption<>(key, def, description, Durations::parse, v -> true, "a duration such as 500ms, 30s, 5min");
+  }
+
+  /** The same option with an added rule; {@code ruleText} completes "must be ...". */
+  public ConfigOption<T> withRule(Predicate<T> check, String ruleText) {
+    Predicate<T> prev = rule;
+    return new ConfigOption<>(key, defaultValue, description, parser, v -> prev.test(v) && check.test(v), ruleText);
+  }
+
+  private static Boolean parseBool(String s) {
+    String t = s.trim().toLowerCase(java.util.Locale.ROOT);
+    if (t.equals("true")) {
+      return true;
+    }
+    if (t.equals("false")) {
+      return false;
+    }
+    throw new IllegalArgumentException("not a boolean");
+  }
+
+  public String key() {
+    return key;
+  }
+
+  public T defaultValue() {
+    return defaultValue;
+  }
+
+  public String description() {
+    return description;
+  }
+
+  public String ruleText() {
+    return ruleText;
+  }
+
+  /** Parses and validates a raw value; errors name the key, the value and the rule. */
+  public T parse(String raw) {
+    T v;
+    try {
+      v = parser.apply(Objects.requireNonNull(raw));
+    } catch (RuntimeException e) {
+      throw new ConfigException(key, raw, ruleText);
+    }
+    validate(v);
+    return v;
+  }
+
+  public void validate(T v) {
+    if (v == null || !rule.test(v)) {
+      throw new ConfigException(key, String.valueOf(v), ruleText);
+    }
+  }
+}

@@ -1,0 +1,483 @@
+package dev.tide.meta;
+
+import dev.tide.common.config.Config;
+import dev.tide.common.store.VersionDeltas;
+import dev.tide.common.time.Clock;
+import dev.tide.meta.barrier.BarrierCoordinator;
+import dev.tide.meta.schedule.ActorPlacement;
+import dev.tide.meta.schedule.JobLayout;
+import dev.tide.meta.schedule.Layouts;
+import dev.tide.meta.schedule.Worker;
+import dev.tide.proto.plan.Fragment;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.proto.store.StoreVersion;
+import dev.tide.proto.store.VersionDelta;
+import dev.tide.proto.stream.ActorInfo;
+import dev.tide.proto.stream.Barrier;
+import dev.tide.proto.stream.BuildActorsRequest;
+import dev.tide.proto.stream.CommitVersionRequest;
+import dev.tide.proto.stream.InjectBarrierRequest;
+import dev.tide.proto.stream.Mutation;
+import dev.tide.proto.stream.Pause;
+import dev.tide.proto.stream.ResetRequest;
+import dev.tide.proto.stream.Stop;
+import dev.tide.proto.stream.StreamServiceGrpc;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The meta role: catalog of jobs and their layouts, cluster membership, barrier injection,
+ * checkpoint commit of the state-store version, and recovery.
+ *
+ * <p>One driver thread owns all state; RPC handlers and API calls enqueue work on it. Each step of
+ * the driver reads the clock once. Recovery (after an actor failure or a lost worker) resets every
+ * live worker to the last committed version, moves actors off lost workers and rebuilds them;
+ * sources then replay from their committed offsets.
+ */
+public final class Meta implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Meta.class);
+  /** State-table ids reserved per job. */
+  public static final int TABLES_PER_JOB = 1000;
+
+  private static final class WorkerState {
+    final Worker worker;
+    final ManagedChannel channel;
+    final StreamServiceGrpc.StreamServiceBlockingStub stub;
+    boolean alive = true;
+
+    WorkerState(Worker worker, ManagedChannel channel) {
+      this.worker = worker;
+      this.channel = channel;
+      this.stub = StreamServiceGrpc.newBlockingStub(channel);
+    }
+  }
+
+  private static final class JobEntry {
+    final JobDefinition def;
+    JobLayout layout;
+    boolean paused;
+
+    JobEntry(JobDefinition def, JobLayout layout) {
+      this.def = def;
+      this.layout = layout;
+    }
+  }
+
+  private final Config config;
+  private final Clock clock;
+  private final Function<String, ManagedChannel> connector;
+  private final LinkedBlockingQueue<Runnable> events = new LinkedBlockingQueue<>();
+  private final Thread driver;
+  private volatile boolean running = true;
+
+  // Driver-thread state.
+  private final TreeMap<Integer, WorkerState> workers = new TreeMap<>();
+  private final TreeMap<Integer, JobEntry> jobs = new TreeMap<>();
+  private final List<Mutation> pendingMutations = new ArrayList<>();
+  private final List<Integer> droppingJobs = new ArrayList<>();
+  private final BarrierCoordinator barriers = new BarrierCoordinator(1);
+  private StoreVersion version = VersionDeltas.empty();
+  private long lastCurrEpoch = -1;
+  private long nextInjectMs;
+  private String recoveryReason;
+  private int nextWorkerId = 1;
+  private long nextActorId = 1;
+  private int nextJobId = 1;
+  private long committedBarriers;
+  private long recoveries;
+
+  private final AtomicLong nextSstId = new AtomicLong(1);
+  private volatile StoreVersion committedView = version;
+  private volatile MetaStats stats = new MetaStats(0, 0, 0, 0, 0, 0, 0);
+
+  public Meta(Config config, Clock clock, Function<String, ManagedChannel> connector) {
+    this.config = config;
+    this.clock = clock;
+    this.connector = connector;
+    this.driver = new Thread(this::drive, "meta-driver");
+    this.driver.setDaemon(true);
+  }
+
+  public void start() {
+    driver.start();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    driver.interrupt();
+    try {
+      driver.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    workers.values().forEach(w -> w.channel.shutdownNow());
+  }
+
+  // ---------------------------------------------------------------- API (any thread)
+
+  /** Runs {@code work} on the driver thread and returns its result; its exceptions are rethrown. */
+  private <T> T call(Callable<T> work) {
+    CompletableFuture<T> f = new CompletableFuture<>();
+    events.add(() -> {
+      try {
+        f.complete(work.call());
+      } catch (Throwable t) {
+        f.completeExceptionally(t);
+      }
+    });
+    try {
+      return f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for meta", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  public int registerWorker(String address, int slots) {
+    return call(() -> {
+      int id = nextWorkerId++;
+      Worker w = new Worker(id, address, slots);
+      workers.put(id, new WorkerState(w, connector.apply(address)));
+      LOG.info("worker {} registered at {} with {} slots", id, address, slots);
+      return id;
+    });
+  }
+
+  /** A job id and the first of its {@link #TABLES_PER_JOB} state-table ids. */
+  public record JobIds(int jobId, int tableIdBase) {}
+
+  public JobIds allocateJobIds() {
+    return call(() -> {
+      int id = nextJobId++;
+      return new JobIds(id, id * TABLES_PER_JOB);
+    });
+  }
+
+  /** Places and builds a compiled job; its sources start at the next barrier. */
+  public void createJob(JobDefinition def) {
+    call(() -> {
+      for (JobEntry j : jobs.values()) {
+        if (j.def.getName().equals(def.getName())) {
+          throw new IllegalArgumentException("a job named '" + def.getName() + "' already exists; drop it first");
+        }
+      }
+      int parallelism = config.get(MetaOptions.DEFAULT_PARALLELISM);
+      List<Worker> alive = aliveWorkers();
+      if (parallelism == 0) {
+        parallelism = alive.stream().mapToInt(Worker::slots).sum();
+      }
+      JobLayout layout = Layouts.initial(def, alive, parallelism, () -> nextActorId++);
+      JobEntry entry = new JobEntry(def, layout);
+      buildActors(entry);
+      jobs.put(def.getJobId(), entry);
+      LOG.info("job '{}' created: {} fragments, {} actors on workers {}", def.getName(), def.getFragmentsCount(),
+          layout.allActors().size(), layout.actorsPerWorker());
+      return null;
+    });
+  }
+
+  /** Stops a job's actors with the next barrier and removes it from the catalog. */
+  public void dropJob(String name) {
+    call(() -> {
+      JobEntry j = jobByName(name);
+      List<Long> ids = j.layout.allActors().stream().map(ActorPlacement::actorId).toList();
+      pendingMutations.add(Mutation.newBuilder().setStop(Stop.newBuilder().addAllActorIds(ids)).build());
+      droppingJobs.add(j.def.getJobId());
+      return null;
+    });
+  }
+
+  /** Pauses (or resumes) a job's sources at the next barrier; barriers keep flowing. */
+  public void setPaused(String name, boolean paused) {
+    call(() -> {
+      JobEntry j = jobByName(name);
+      if (j.paused != paused) {
+        j.paused = paused;
+        pendingMutations.add(pauseMutation(List.of(j.def.getJobId()), paused));
+      }
+      return null;
+    });
+  }
+
+  private static Mutation pauseMutation(List<Integer> jobIds, boolean paused) {
+    Mutation.Builder m = Mutation.newBuilder();
+    if (paused) {
+      m.setPause(Pause.newBuilder().addAllJobIds(jobIds));
+    } else {
+      m.setResume(dev.tide.proto.stream.Resume.newBuilder().addAllJobIds(jobIds));
+    }
+    return m.build();
+  }
+
+  private JobEntry jobByName(String name) {
+    for (JobEntry j : jobs.values()) {
+      if (j.def.getName().equals(name)) {
+        return j;
+      }
+    }
+    throw new IllegalArgumentException("unknown job '" + name + "'; jobs: " + jobs.values().stream().map(j -> j.def.getName()).toList());
+  }
+
+  public Map<String, JobDefinition> jobs() {
+    return call(() -> {
+      Map<String, JobDefinition> out = new TreeMap<>();
+      jobs.values().forEach(j -> out.put(j.def.getName(), j.def));
+      return out;
+    });
+  }
+
+  public JobLayout layout(String jobName) {
+    return call(() -> jobByName(jobName).layout);
+  }
+
+  /** The catalog entry of a materialized view. */
+  public Optional<TableCatalog> view(String name) {
+    return call(() -> {
+      for (JobEntry j : jobs.values()) {
+        for (TableCatalog t : j.def.getTablesList()) {
+          if (t.getIsMv() && t.getName().equals(name)) {
+            return Optional.of(t);
+          }
+        }
+      }
+      return Optional.empty();
+    });
+  }
+
+  public List<Worker> workers() {
+    return call(this::aliveWorkers);
+  }
+
+  public StoreVersion committedVersion() {
+    return committedView;
+  }
+
+  public MetaStats stats() {
+    return stats;
+  }
+
+  public long allocateSstIds(int count) {
+    return nextSstId.getAndAdd(count);
+  }
+
+  /** A worker reports that it completed {@code epoch}. Called from RPC threads. */
+  public void collected(int workerId, long epoch, List<dev.tide.proto.store.SstInfo> ssts) {
+    events.add(() -> onCollected(workerId, epoch, ssts));
+  }
+
+  /** A worker reports an actor failure. Called from RPC threads. */
+  public void failed(int workerId, long actorId, String error) {
+    events.add(() -> requestRecovery("actor " + actorId + " on worker " + workerId + " failed: " + error));
+  }
+
+  // ---------------------------------------------------------------- driver
+
+  private void drive() {
+    while (running) {
+      try {
+        long now = clock.nowMillis();
+        if (recoveryReason != null) {
+          recover(now);
+        } else if (now >= nextInjectMs && barriers.inflightCount() < config.get(MetaOptions.MAX_INFLIGHT_BARRIERS)
+            && !workers.isEmpty()) {
+          inject(now);
+          nextInjectMs = now + config.get(MetaOptions.BARRIER_INTERVAL).toMillis();
+        }
+        long waitMs = recoveryReason != null ? 100 : Math.max(1, nextInjectMs - clock.nowMillis());
+        Runnable ev = events.poll(waitMs, TimeUnit.MILLISECONDS);
+        while (ev != null) {
+          ev.run();
+          ev = events.poll();
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        LOG.error("meta driver step failed", e);
+        requestRecovery("meta driver step failed: " + e);
+      }
+    }
+  }
+
+  private List<Worker> aliveWorkers() {
+    List<Worker> out = new ArrayList<>();
+    workers.values().stream().filter(w -> w.alive).forEach(w -> out.add(w.worker));
+    return out;
+  }
+
+  private void requestRecovery(String reason) {
+    if (recoveryReason == null) {
+      LOG.warn("recovery requested: {}", reason);
+      recoveryReason = reason;
+    }
+  }
+
+  private void markDead(WorkerState w, RuntimeException e) {
+    if (w.alive) {
+      LOG.warn("worker {} at {} is unreachable: {}", w.worker.id(), w.worker.address(), e.toString());
+      w.alive = false;
+    }
+    requestRecovery("worker " + w.worker.id() + " lost");
+  }
+
+  private void inject(long now) {
+    long prev = lastCurrEpoch < 0 ? barriers.newEpoch() : lastCurrEpoch;
+    long curr = barriers.newEpoch();
+    Barrier.Builder b = Barrier.newBuilder().setCurrEpoch(curr).setPrevEpoch(prev).setCheckpoint(true).setInjectTimeMs(now);
+    if (!pendingMutations.isEmpty()) {
+      b.setMutation(pendingMutations.remove(0));
+    }
+    Barrier barrier = b.build();
+    Set<Integer> targets = new TreeSet<>();
+    for (WorkerState w : workers.values()) {
+      if (!w.alive) {
+        continue;
+      }
+      InjectBarrierRequest.Builder req = InjectBarrierRequest.newBuilder().setBarrier(barrier);
+      for (JobEntry j : jobs.values()) {
+        for (Fragment f : j.def.getFragmentsList()) {
+          for (ActorPlacement a : j.layout.actors(f.getFragmentId())) {
+            if (a.workerId() == w.worker.id()) {
+              req.addActorsToCollect(a.actorId());
+              if (f.getHasSource()) {
+                req.addActorsToSend(a.actorId());
+              }
+            }
+          }
+        }
+      }
+      try {
+        w.stub.injectBarrier(req.build());
+        targets.add(w.worker.id());
+      } catch (StatusRuntimeException e) {
+        markDead(w, e);
+        return;
+      }
+    }
+    lastCurrEpoch = curr;
+    barriers.injected(prev, now, targets);
+    if (barrier.hasMutation() && barrier.getMutation().hasStop()) {
+      for (int jobId : droppingJobs) {
+        JobEntry j = jobs.remove(jobId);
+        LOG.info("job '{}' dropped", j.def.getName());
+      }
+      droppingJobs.clear();
+    }
+  }
+
+  private void onCollected(int workerId, long epoch, List<dev.tide.proto.store.SstInfo> ssts) {
+    if (recoveryReason != null) {
+      return;
+    }
+    long now = clock.nowMillis();
+    for (BarrierCoordinator.Committed c : barriers.collected(workerId, epoch, ssts)) {
+      VersionDelta delta = VersionDelta.newBuilder().setPrevVersionId(version.getId()).setMaxCommittedEpoch(c.epoch())
+          .addAllAddL0(c.ssts()).build();
+      version = VersionDeltas.apply(version, delta);
+      committedView = version;
+      committedBarriers++;
+      for (WorkerState w : workers.values()) {
+        if (w.alive) {
+          try {
+            w.stub.commitVersion(CommitVersionRequest.newBuilder().setVersion(version).build());
+          } catch (StatusRuntimeException e) {
+            markDead(w, e);
+          }
+        }
+      }
+      stats = new MetaStats(c.epoch(), committedBarriers, now - c.injectMs(), barriers.inflightCount(),
+          aliveWorkers().size(), jobs.size(), recoveries);
+    }
+  }
+
+  private void recover(long now) {
+    recoveries++;
+    barriers.abort();
+    pendingMutations.clear();
+    for (int jobId : droppingJobs) {
+      jobs.remove(jobId);
+    }
+    droppingJobs.clear();
+    lastCurrEpoch = -1;
+    for (WorkerState w : workers.values()) {
+      if (w.alive) {
+        try {
+          w.stub.reset(ResetRequest.newBuilder().setVersion(version).build());
+        } catch (StatusRuntimeException e) {
+          w.alive = false;
+          LOG.warn("worker {} lost during recovery: {}", w.worker.id(), e.toString());
+        }
+      }
+    }
+    List<Worker> alive = aliveWorkers();
+    if (alive.isEmpty()) {
+      LOG.warn("recovery waits: no compute node is alive");
+      return;
+    }
+    Set<Integer> lost = new HashSet<>(workers.keySet());
+    alive.forEach(w -> lost.remove(w.id()));
+    try {
+      for (JobEntry j : jobs.values()) {
+        if (Layouts.workersOf(j.layout).stream().anyMatch(lost::contains)) {
+          j.layout = Layouts.withoutWorkers(j.layout, lost, alive);
+        }
+        buildActors(j);
+      }
+    } catch (StatusRuntimeException e) {
+      return; // a worker died while rebuilding: the next step recovers again
+    }
+    List<Integer> paused = jobs.values().stream().filter(j -> j.paused).map(j -> j.def.getJobId()).toList();
+    if (!paused.isEmpty()) {
+      pendingMutations.add(pauseMutation(paused, true));
+    }
+    LOG.info("recovered from '{}' at committed epoch {} with workers {}", recoveryReason, version.getMaxCommittedEpoch(),
+        alive.stream().map(Worker::id).toList());
+    recoveryReason = null;
+    nextInjectMs = now;
+    stats = new MetaStats(version.getMaxCommittedEpoch(), committedBarriers, stats.barrierLatencyMs(), 0, alive.size(),
+        jobs.size(), recoveries);
+  }
+
+  private void buildActors(JobEntry j) {
+    TreeMap<Integer, List<ActorInfo>> byWorker = new TreeMap<>();
+    for (ActorInfo a : Layouts.actorInfos(j.def, j.layout)) {
+      byWorker.computeIfAbsent(a.getWorkerId(), k -> new ArrayList<>()).add(a);
+    }
+    for (Map.Entry<Integer, List<ActorInfo>> e : byWorker.entrySet()) {
+      WorkerState w = workers.get(e.getKey());
+      try {
+        w.stub.buildActors(BuildActorsRequest.newBuilder().setJob(j.def).addAllActors(e.getValue()).build());
+      } catch (StatusRuntimeException ex) {
+        if (ex.getStatus().getCode() == io.grpc.Status.Code.UNAVAILABLE) {
+          markDead(w, ex);
+        } else {
+          requestRecovery("building actors of job '" + j.def.getName() + "' failed: " + ex.getStatus().getDescription());
+        }
+        throw ex;
+      }
+    }
+  }
+}

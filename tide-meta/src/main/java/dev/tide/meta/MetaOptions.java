@@ -1,0 +1,25 @@
+package dev.tide.meta;
+
+import dev.tide.common.config.ConfigOption;
+import java.time.Duration;
+import java.util.List;
+
+/** Options of the meta role, declared once. */
+public final class MetaOptions {
+  public static final ConfigOption<Duration> BARRIER_INTERVAL = ConfigOption.durationOption("barrier.interval", Duration.ofSeconds(1),
+      "Time between two checkpoint barriers injected into every source.")
+      .withRule(d -> d.toMillis() >= 10 && d.toMillis() <= 600_000, "between 10ms and 10min");
+  public static final ConfigOption<Integer> MAX_INFLIGHT_BARRIERS = ConfigOption.intOption("barrier.max-inflight", 8,
+      "Barriers injected but not yet committed before injection waits.")
+      .withRule(v -> v >= 1 && v <= 1000, "between 1 and 1000");
+  public static final ConfigOption<Integer> DEFAULT_PARALLELISM = ConfigOption.intOption("job.default-parallelism", 0,
+      "Actors per fragment of a new job; 0 uses every slot of the cluster (capped by the vnode count).")
+      .withRule(v -> v >= 0 && v <= 32768, "0 (all slots) or between 1 and 32768");
+  public static final ConfigOption<Integer> VNODE_COUNT = ConfigOption.intOption("job.vnode-count", 256,
+      "Vnodes of a new job: the most actors a fragment can have.")
+      .withRule(v -> v >= 1 && v <= 32768, "between 1 and 32768");
+
+  public static final List<ConfigOption<?>> ALL = List.of(BARRIER_INTERVAL, MAX_INFLIGHT_BARRIERS, DEFAULT_PARALLELISM, VNODE_COUNT);
+
+  private MetaOptions() {}
+}

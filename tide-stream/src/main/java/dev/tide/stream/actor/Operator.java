@@ -1,0 +1,26 @@
+package dev.tide.stream.actor;
+
+import dev.tide.common.chunk.StreamChunk;
+
+/**
+ * A streaming operator inside an actor. Push-based: the actor hands it chunks of input {@code side}
+ * (0, or 1 for the right side of a join) and, once per barrier after every input has delivered its
+ * rows for the epoch, calls {@link #onBarrier}, where it flushes pending output and seals its state
+ * writes of the barrier's previous epoch. Thread-safety: confined to the actor's thread.
+ */
+public interface Operator {
+  /** Called once before the first message, on the actor thread. */
+  default void open() {}
+
+  void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException;
+
+  default void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {}
+
+  default void close() {}
+
+  /** Where an operator sends its output chunks. */
+  @FunctionalInterface
+  interface Emitter {
+    void emit(StreamChunk chunk) throws InterruptedException;
+  }
+}

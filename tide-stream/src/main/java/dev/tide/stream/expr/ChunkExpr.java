@@ -1,0 +1,471 @@
+package dev.tide.stream.expr;
+
+import dev.tide.common.chunk.BoolColumn;
+import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.ColumnBuilder;
+import dev.tide.common.chunk.DoubleColumn;
+import dev.tide.common.chunk.IntColumn;
+import dev.tide.common.chunk.LongColumn;
+import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.chunk.StringColumn;
+import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.Expr;
+import dev.tide.stream.plan.Types;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A compiled, vectorized scalar expression: evaluates over all rows of a chunk at once (visibility is
+ * ignored; callers mask). SQL null semantics: null in, null out, three-valued logic for and/or.
+ */
+public abstract class ChunkExpr {
+  protected final DataType type;
+
+  protected ChunkExpr(DataType type) {
+    this.type = type;
+  }
+
+  public DataType type() {
+    return type;
+  }
+
+  public abstract Column eval(StreamChunk chunk);
+
+  public static ChunkExpr compile(Expr e) {
+    DataType t = Types.of(e.getType());
+    switch (e.getKindCase()) {
+      case INPUT_REF: {
+        int idx = e.getInputRef();
+        return new ChunkExpr(t) {
+          @Override
+          public Column eval(StreamChunk c) {
+            return c.column(idx);
+          }
+        };
+      }
+      case LITERAL: {
+        Object v = ExprResolver.value(e.getLiteral());
+        return new ChunkExpr(t) {
+          @Override
+          public Column eval(StreamChunk c) {
+            ColumnBuilder b = ColumnBuilder.create(type, c.size());
+            for (int i = 0; i < c.size(); i++) {
+              b.appendObject(v);
+            }
+            return b.build();
+          }
+        };
+      }
+      case CALL:
+        return compileCall(e.getCall().getFunction(), e.getCall().getArgsList(), t);
+      default:
+        throw new IllegalArgumentException("expression without kind: " + e);
+    }
+  }
+
+  private static ChunkExpr compileCall(String fn, List<Expr> argExprs, DataType t) {
+    ChunkExpr[] args = new ChunkExpr[argExprs.size()];
+    for (int i = 0; i < args.length; i++) {
+      args[i] = compile(argExprs.get(i));
+    }
+    return switch (fn) {
+      case "add", "sub", "mul", "div", "mod" -> new Arith(fn, args[0], args[1], t);
+      case "eq", "ne", "lt", "le", "gt", "ge" -> new Compare(fn, args[0], args[1]);
+      case "and", "or" -> new Logic(fn.equals("and"), args[0], args[1]);
+      case "not" -> new ChunkExpr(DataType.BOOLEAN) {
+        @Override
+        public Column eval(StreamChunk c) {
+          BoolColumn a = (BoolColumn) args[0].eval(c);
+          boolean[] out = new boolean[c.size()];
+          for (int i = 0; i < out.length; i++) {
+            out[i] = !a.getBool(i);
+          }
+          return new BoolColumn(out, out.length, nullsOf(a, out.length));
+        }
+      };
+      case "is_null" -> new ChunkExpr(DataType.BOOLEAN) {
+        @Override
+        public Column eval(StreamChunk c) {
+          Column a = args[0].eval(c);
+          boolean[] out = new boolean[c.size()];
+          for (int i = 0; i < out.length; i++) {
+            out[i] = a.isNull(i);
+          }
+          return new BoolColumn(out, out.length, null);
+        }
+      };
+      case "neg" -> new Arith("sub", zero(args[0].type()), args[0], t);
+      case "in" -> new In(args[0], Arrays.copyOfRange(argExprs.toArray(new Expr[0]), 1, argExprs.size()));
+      case "cast" -> new Cast(args[0], t);
+      default -> throw new IllegalArgumentException("unknown function " + fn);
+    };
+  }
+
+  private static ChunkExpr zero(DataType t) {
+    return new ChunkExpr(t) {
+      @Override
+      public Column eval(StreamChunk c) {
+        ColumnBuilder b = ColumnBuilder.create(type, c.size());
+        for (int i = 0; i < c.size(); i++) {
+          b.appendObject(0);
+        }
+        return b.build();
+      }
+    };
+  }
+
+  static boolean[] nullsOf(Column a, int n) {
+    if (!a.hasNulls()) {
+      return null;
+    }
+    boolean[] out = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = a.isNull(i);
+    }
+    return out;
+  }
+
+  static boolean[] mergeNulls(Column a, Column b, int n) {
+    if (!a.hasNulls() && !b.hasNulls()) {
+      return null;
+    }
+    boolean[] out = new boolean[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = a.isNull(i) || b.isNull(i);
+    }
+    return out;
+  }
+
+  static long[] asLongs(Column c) {
+    if (c instanceof LongColumn l) {
+      return l.values();
+    }
+    if (c instanceof IntColumn ic) {
+      long[] out = new long[c.size()];
+      int[] v = ic.values();
+      for (int i = 0; i < out.length; i++) {
+        out[i] = v[i];
+      }
+      return out;
+    }
+    throw new IllegalStateException("not an integer column: " + c.type());
+  }
+
+  static double[] asDoubles(Column c) {
+    if (c instanceof DoubleColumn d) {
+      return d.values();
+    }
+    long[] l = asLongs(c);
+    double[] out = new double[c.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = l[i];
+    }
+    return out;
+  }
+
+  private static final class Arith extends ChunkExpr {
+    private final String fn;
+    private final ChunkExpr a;
+    private final ChunkExpr b;
+
+    Arith(String fn, ChunkExpr a, ChunkExpr b, DataType t) {
+      super(t);
+      this.fn = fn;
+      this.a = a;
+      this.b = b;
+    }
+
+    @Override
+    public Column eval(StreamChunk c) {
+      Column x = a.eval(c);
+      Column y = b.eval(c);
+      int n = c.size();
+      boolean[] nulls = mergeNulls(x, y, n);
+      if (type == DataType.DOUBLE) {
+        double[] l = asDoubles(x);
+        double[] r = asDoubles(y);
+        double[] out = new double[n];
+        switch (fn) {
+          case "add" -> { for (int i = 0; i < n; i++) out[i] = l[i] + r[i]; }
+          case "sub" -> { for (int i = 0; i < n; i++) out[i] = l[i] - r[i]; }
+          case "mul" -> { for (int i = 0; i < n; i++) out[i] = l[i] * r[i]; }
+          default -> { for (int i = 0; i < n; i++) out[i] = l[i] / r[i]; }
+        }
+        return new DoubleColumn(out, n, nulls);
+      }
+      long[] l = asLongs(x);
+      long[] r = asLongs(y);
+      long[] out = new long[n];
+      for (int i = 0; i < n; i++) {
+        switch (fn) {
+          case "add" -> out[i] = l[i] + r[i];
+          case "sub" -> out[i] = l[i] - r[i];
+          case "mul" -> out[i] = l[i] * r[i];
+          default -> {
+            if (r[i] == 0) {
+              if (nulls == null) {
+                nulls = new boolean[n];
+              }
+              nulls[i] = true; // division by zero yields null
+            } else {
+              out[i] = fn.equals("div") ? l[i] / r[i] : l[i] % r[i];
+            }
+          }
+        }
+      }
+      if (type == DataType.INT) {
+        int[] ints = new int[n];
+        for (int i = 0; i < n; i++) {
+          ints[i] = (int) out[i];
+        }
+        return new IntColumn(ints, n, nulls);
+      }
+      return new LongColumn(type, out, n, nulls);
+    }
+  }
+
+  private static final class Compare extends ChunkExpr {
+    private final int op;
+    private final ChunkExpr a;
+    private final ChunkExpr b;
+
+    Compare(String fn, ChunkExpr a, ChunkExpr b) {
+      super(DataType.BOOLEAN);
+      this.op = List.of("eq", "ne", "lt", "le", "gt", "ge").indexOf(fn);
+      this.a = a;
+      this.b = b;
+    }
+
+    private boolean test(int cmp) {
+      return switch (op) {
+        case 0 -> cmp == 0;
+        case 1 -> cmp != 0;
+        case 2 -> cmp < 0;
+        case 3 -> cmp <= 0;
+        case 4 -> cmp > 0;
+        default -> cmp >= 0;
+      };
+    }
+
+    @Override
+    public Column eval(StreamChunk c) {
+      Column x = a.eval(c);
+      Column y = b.eval(c);
+      int n = c.size();
+      boolean[] out = new boolean[n];
+      if (x instanceof DoubleColumn || y instanceof DoubleColumn) {
+        double[] l = asDoubles(x);
+        double[] r = asDoubles(y);
+        for (int i = 0; i < n; i++) {
+          out[i] = test(Double.compare(l[i], r[i]));
+        }
+      } else if (x instanceof StringColumn sx) {
+        StringColumn sy = (StringColumn) y;
+        for (int i = 0; i < n; i++) {
+          out[i] = test(Arrays.compareUnsigned(sx.data(), sx.offset(i), sx.offset(i) + sx.length(i),
+              sy.data(), sy.offset(i), sy.offset(i) + sy.length(i)));
+        }
+      } else if (x instanceof BoolColumn bx) {
+        BoolColumn by = (BoolColumn) y;
+        for (int i = 0; i < n; i++) {
+          out[i] = test(Boolean.compare(bx.getBool(i), by.getBool(i)));
+        }
+      } else {
+        long[] l = asLongs(x);
+        long[] r = asLongs(y);
+        for (int i = 0; i < n; i++) {
+          out[i] = test(Long.compare(l[i], r[i]));
+        }
+      }
+      return new BoolColumn(out, n, mergeNulls(x, y, n));
+    }
+  }
+
+  private static final class Logic extends ChunkExpr {
+    private final boolean and;
+    private final ChunkExpr a;
+    private final ChunkExpr b;
+
+    Logic(boolean and, ChunkExpr a, ChunkExpr b) {
+      super(DataType.BOOLEAN);
+      this.and = and;
+      this.a = a;
+      this.b = b;
+    }
+
+    @Override
+    public Column eval(StreamChunk c) {
+      BoolColumn x = (BoolColumn) a.eval(c);
+      BoolColumn y = (BoolColumn) b.eval(c);
+      int n = c.size();
+      boolean[] out = new boolean[n];
+      boolean[] nulls = null;
+      for (int i = 0; i < n; i++) {
+        boolean xn = x.isNull(i);
+        boolean yn = y.isNull(i);
+        boolean xv = x.getBool(i);
+        boolean yv = y.getBool(i);
+        if (and) {
+          if ((!xn && !xv) || (!yn && !yv)) {
+            out[i] = false;
+          } else if (xn || yn) {
+            nulls = setNull(nulls, n, i);
+          } else {
+            out[i] = true;
+          }
+        } else {
+          if ((!xn && xv) || (!yn && yv)) {
+            out[i] = true;
+          } else if (xn || yn) {
+            nulls = setNull(nulls, n, i);
+          } else {
+            out[i] = false;
+          }
+        }
+      }
+      return new BoolColumn(out, n, nulls);
+    }
+  }
+
+  private static boolean[] setNull(boolean[] nulls, int n, int i) {
+    if (nulls == null) {
+      nulls = new boolean[n];
+    }
+    nulls[i] = true;
+    return nulls;
+  }
+
+  private static final class In extends ChunkExpr {
+    private final ChunkExpr a;
+    private final long[] longs;
+    private final double[] doubles;
+    private final byte[][] strings;
+    private final boolean[] bools;
+
+    In(ChunkExpr a, Expr[] candidates) {
+      super(DataType.BOOLEAN);
+      this.a = a;
+      int k = candidates.length;
+      DataType t = a.type();
+      longs = new long[k];
+      doubles = new double[k];
+      strings = new byte[k][];
+      bools = new boolean[k];
+      for (int i = 0; i < k; i++) {
+        Object v = ExprResolver.value(candidates[i].getLiteral());
+        if (v instanceof Number num) {
+          longs[i] = num.longValue();
+          doubles[i] = num.doubleValue();
+        } else if (v instanceof String s) {
+          strings[i] = s.getBytes(StandardCharsets.UTF_8);
+        } else if (v instanceof Boolean bv) {
+          bools[i] = bv;
+        }
+      }
+      if (t == DataType.DOUBLE) {
+        Arrays.fill(longs, Long.MIN_VALUE);
+      }
+    }
+
+    @Override
+    public Column eval(StreamChunk c) {
+      Column x = a.eval(c);
+      int n = c.size();
+      boolean[] out = new boolean[n];
+      for (int i = 0; i < n; i++) {
+        if (x.isNull(i)) {
+          continue;
+        }
+        if (x instanceof StringColumn s) {
+          for (byte[] cand : strings) {
+            if (cand != null && s.bytesEqual(i, cand)) {
+              out[i] = true;
+              break;
+            }
+          }
+        } else if (x instanceof DoubleColumn d) {
+          for (double cand : doubles) {
+            if (cand == d.getDouble(i)) {
+              out[i] = true;
+              break;
+            }
+          }
+        } else if (x instanceof BoolColumn b) {
+          for (boolean cand : bools) {
+            if (cand == b.getBool(i)) {
+              out[i] = true;
+              break;
+            }
+          }
+        } else {
+          long v = x instanceof LongColumn l ? l.getLong(i) : ((IntColumn) x).getInt(i);
+          for (long cand : longs) {
+            if (cand == v) {
+              out[i] = true;
+              break;
+            }
+          }
+        }
+      }
+      return new BoolColumn(out, n, nullsOf(x, n));
+    }
+  }
+
+  private static final class Cast extends ChunkExpr {
+    private final ChunkExpr a;
+
+    Cast(ChunkExpr a, DataType to) {
+      super(to);
+      this.a = a;
+    }
+
+    @Override
+    public Column eval(StreamChunk c) {
+      Column x = a.eval(c);
+      if (x.type() == type) {
+        return x;
+      }
+      int n = c.size();
+      boolean[] nulls = nullsOf(x, n);
+      switch (type) {
+        case DOUBLE:
+          return new DoubleColumn(Arrays.copyOf(asDoubles(x), n), n, nulls);
+        case BIGINT:
+        case TIMESTAMP: {
+          long[] out = new long[n];
+          if (x instanceof DoubleColumn d) {
+            for (int i = 0; i < n; i++) {
+              out[i] = (long) d.getDouble(i);
+            }
+          } else {
+            System.arraycopy(asLongs(x), 0, out, 0, n);
+          }
+          return new LongColumn(type, out, n, nulls);
+        }
+        case INT: {
+          int[] out = new int[n];
+          if (x instanceof DoubleColumn d) {
+            for (int i = 0; i < n; i++) {
+              out[i] = (int) d.getDouble(i);
+            }
+          } else {
+            long[] l = asLongs(x);
+            for (int i = 0; i < n; i++) {
+              out[i] = (int) l[i];
+            }
+          }
+          return new IntColumn(out, n, nulls);
+        }
+        default: {
+          ColumnBuilder b = ColumnBuilder.create(type, n);
+          for (int i = 0; i < n; i++) {
+            Object v = x.get(i);
+            b.appendObject(v == null ? null : String.valueOf(v));
+          }
+          return b.build();
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package dev.tide.stream.expr;
+
+import dev.tide.common.types.DataType;
+import dev.tide.common.types.Schema;
+import dev.tide.proto.plan.Call;
+import dev.tide.proto.plan.Expr;
+import dev.tide.proto.plan.Literal;
+import dev.tide.stream.plan.PlanException;
+import dev.tide.stream.plan.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** Resolves names and checks types: {@link Ex} against a schema → typed protocol {@link Expr}. */
+public final class ExprResolver {
+  private static final Set<String> ARITH = Set.of("add", "sub", "mul", "div", "mod");
+  private static final Set<String> COMPARE = Set.of("eq", "ne", "lt", "le", "gt", "ge");
+
+  private ExprResolver() {}
+
+  /** @param where names the node for error messages, e.g. "filter of node 3" */
+  public static Expr resolve(Ex e, Schema input, String where) {
+    if (e instanceof Ex.Col c) {
+      int i = input.indexOf(c.name());
+      if (i < 0) {
+        throw new PlanException("unknown column '" + c.name() + "' in " + where + "; available columns: " + input.names());
+      }
+      return Expr.newBuilder().setInputRef(i).setType(Types.toProto(input.type(i))).build();
+    }
+    if (e instanceof Ex.Lit l) {
+      return Expr.newBuilder().setLiteral(literal(l.value(), l.type())).setType(Types.toProto(l.type())).build();
+    }
+    if (e instanceof Ex.Cast c) {
+      Expr arg = resolve(c.arg(), input, where);
+      DataType from = typeOf(arg);
+      boolean ok = from == c.to() || (from.isNumeric() && c.to().isNumeric()) || c.to() == DataType.VARCHAR
+          || (from == DataType.TIMESTAMP && c.to() == DataType.BIGINT) || (from == DataType.BIGINT && c.to() == DataType.TIMESTAMP);
+      if (!ok) {
+        throw new PlanException("type mismatch in " + where + ": cannot cast " + from.sqlName() + " to " + c.to().sqlName());
+      }
+      return call("cast", List.of(arg), c.to());
+    }
+    Ex.Fn f = (Ex.Fn) e;
+    List<Expr> args = new ArrayList<>();
+    for (Ex a : f.args()) {
+      args.add(resolve(a, input, where));
+    }
+    String fn = f.name();
+    if (ARITH.contains(fn)) {
+      arity(fn, args, 2, where);
+      DataType a = typeOf(args.get(0));
+      DataType b = typeOf(args.get(1));
+      if (!a.isNumeric() || !b.isNumeric()) {
+        throw mismatch(fn, where, a, b, "numeric operands");
+      }
+      if (fn.equals("mod") && (a == DataType.DOUBLE || b == DataType.DOUBLE)) {
+        throw mismatch(fn, where, a, b, "integer operands");
+      }
+      return call(fn, args, wider(a, b));
+    }
+    if (COMPARE.contains(fn)) {
+      arity(fn, args, 2, where);
+      DataType a = typeOf(args.get(0));
+      DataType b = typeOf(args.get(1));
+      if (!comparable(a, b)) {
+        throw mismatch(fn, where, a, b, "comparable operands");
+      }
+      return call(fn, args, DataType.BOOLEAN);
+    }
+    switch (fn) {
+      case "and", "or" -> {
+        arity(fn, args, 2, where);
+        for (Expr a : args) {
+          if (typeOf(a) != DataType.BOOLEAN) {
+            throw new PlanException("type mismatch in " + where + ": " + fn + " needs boolean operands, got " + typeOf(a).sqlName());
+          }
+        }
+        return call(fn, args, DataType.BOOLEAN);
+      }
+      case "not" -> {
+        arity(fn, args, 1, where);
+        if (typeOf(args.get(0)) != DataType.BOOLEAN) {
+          throw new PlanException("type mismatch in " + where + ": not needs a boolean operand, got " + typeOf(args.get(0)).sqlName());
+        }
+        return call(fn, args, DataType.BOOLEAN);
+      }
+      case "neg" -> {
+        arity(fn, args, 1, where);
+        if (!typeOf(args.get(0)).isNumeric()) {
+          throw new PlanException("type mismatch in " + where + ": neg needs a numeric operand");
+        }
+        return call(fn, args, typeOf(args.get(0)));
+      }
+      case "is_null" -> {
+        arity(fn, args, 1, where);
+        return call(fn, args, DataType.BOOLEAN);
+      }
+      case "in" -> {
+        if (args.size() < 2) {
+          throw new PlanException("in needs a value and at least one candidate in " + where);
+        }
+        DataType a = typeOf(args.get(0));
+        for (int i = 1; i < args.size(); i++) {
+          if (!args.get(i).hasLiteral()) {
+            throw new PlanException("in accepts only literal candidates in " + where);
+          }
+          if (!comparable(a, typeOf(args.get(i)))) {
+            throw mismatch("in", where, a, typeOf(args.get(i)), "comparable operands");
+          }
+        }
+        return call(fn, args, DataType.BOOLEAN);
+      }
+      default -> throw new PlanException("unknown function '" + fn + "' in " + where
+          + "; known: add sub mul div mod neg eq ne lt le gt ge and or not is_null in cast");
+    }
+  }
+
+  private static PlanException mismatch(String fn, String where, DataType a, DataType b, String needs) {
+    return new PlanException("type mismatch in " + where + ": " + fn + "(" + a.sqlName() + ", " + b.sqlName() + ") needs " + needs);
+  }
+
+  private static void arity(String fn, List<Expr> args, int n, String where) {
+    if (args.size() != n) {
+      throw new PlanException(fn + " takes " + n + " argument(s), got " + args.size() + " in " + where);
+    }
+  }
+
+  static boolean comparable(DataType a, DataType b) {
+    return a == b || (a.isNumeric() && b.isNumeric());
+  }
+
+  static DataType wider(DataType a, DataType b) {
+    if (a == DataType.DOUBLE || b == DataType.DOUBLE) {
+      return DataType.DOUBLE;
+    }
+    if (a == DataType.BIGINT || b == DataType.BIGINT) {
+      return DataType.BIGINT;
+    }
+    return DataType.INT;
+  }
+
+  public static DataType typeOf(Expr e) {
+    return Types.of(e.getType());
+  }
+
+  private static Expr call(String fn, List<Expr> args, DataType type) {
+    return Expr.newBuilder().setCall(Call.newBuilder().setFunction(fn).addAllArgs(args)).setType(Types.toProto(type)).build();
+  }
+
+  public static Literal literal(Object v, DataType type) {
+    Literal.Builder b = Literal.newBuilder().setType(Types.toProto(type));
+    if (v == null) {
+      return b.setIsNull(true).build();
+    }
+    switch (type) {
+      case BOOLEAN -> b.setBoolValue((Boolean) v);
+      case INT -> b.setIntValue(((Number) v).intValue());
+      case BIGINT, TIMESTAMP -> b.setLongValue(((Number) v).longValue());
+      case DOUBLE -> b.setDoubleValue(((Number) v).doubleValue());
+      case VARCHAR -> b.setStringValue((String) v);
+    }
+    return b.build();
+  }
+
+  /** Boxed value of a literal. */
+  public static Object value(Literal l) {
+    if (l.getIsNull()) {
+      return null;
+    }
+    return switch (l.getValueCase()) {
+      case BOOL_VALUE -> l.getBoolValue();
+      case INT_VALUE -> l.getIntValue();
+      case LONG_VALUE -> l.getLongValue();
+      case DOUBLE_VALUE -> l.getDoubleValue();
+      case STRING_VALUE -> l.getStringValue();
+      case VALUE_NOT_SET -> null;
+    };
+  }
+}

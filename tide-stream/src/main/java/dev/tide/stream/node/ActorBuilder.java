@@ -1,0 +1,151 @@
+package dev.tide.stream.node;
+
+import dev.tide.common.hash.VnodeBitmap;
+import dev.tide.common.time.Clock;
+import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.DispatchType;
+import dev.tide.proto.plan.Fragment;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.proto.stream.ActorInfo;
+import dev.tide.proto.stream.DispatcherInfo;
+import dev.tide.proto.stream.MergeInfo;
+import dev.tide.storage.StateStore;
+import dev.tide.stream.actor.Actor;
+import dev.tide.stream.actor.Channel;
+import dev.tide.stream.actor.Dispatcher;
+import dev.tide.stream.actor.Operator;
+import dev.tide.stream.operator.ActorContext;
+import dev.tide.stream.operator.FilterOp;
+import dev.tide.stream.operator.HashAggOp;
+import dev.tide.stream.operator.HashJoinOp;
+import dev.tide.stream.operator.MaterializeOp;
+import dev.tide.stream.operator.MergeOp;
+import dev.tide.stream.operator.ProjectOp;
+import dev.tide.stream.operator.SinkOp;
+import dev.tide.stream.operator.WindowOp;
+import dev.tide.stream.plan.Types;
+import dev.tide.stream.source.NexmarkSourceOp;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Turns a fragment and an actor's placement into a runnable {@link Actor}. */
+final class ActorBuilder {
+  private final StateStore store;
+  private final LocalExchange exchange;
+  private final Clock clock;
+
+  ActorBuilder(StateStore store, LocalExchange exchange, Clock clock) {
+    this.store = store;
+    this.exchange = exchange;
+    this.clock = clock;
+  }
+
+  static Fragment fragment(JobDefinition job, int fragmentId) {
+    for (Fragment f : job.getFragmentsList()) {
+      if (f.getFragmentId() == fragmentId) {
+        return f;
+      }
+    }
+    throw new IllegalArgumentException("job " + job.getJobId() + " has no fragment " + fragmentId);
+  }
+
+  Actor build(JobDefinition job, ActorInfo info, Channel barrierInbox, Actor.BarrierListener listener) {
+    Fragment frag = fragment(job, info.getFragmentId());
+    Map<Integer, TableCatalog> tables = new HashMap<>();
+    for (TableCatalog t : job.getTablesList()) {
+      tables.put(t.getTableId(), t);
+    }
+    int vnodeCount = frag.getSingleton() ? 1 : job.getVnodeCount();
+    VnodeBitmap vnodes = info.getVnodes().isEmpty() ? VnodeBitmap.full(vnodeCount) : VnodeBitmap.parse(vnodeCount, info.getVnodes());
+    ActorContext ctx = new ActorContext(info.getActorId(), info.getJobId(), vnodeCount, vnodes, info.getSplitsList(), tables, store, clock);
+
+    List<PlanNode> nodes = frag.getNodesList();
+    Map<Integer, Integer> index = new HashMap<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      index.put(nodes.get(i).getId(), i);
+    }
+    int[] parent = new int[nodes.size()];
+    int[] side = new int[nodes.size()];
+    java.util.Arrays.fill(parent, -1);
+    for (int i = 0; i < nodes.size(); i++) {
+      for (int s = 0; s < nodes.get(i).getInputsCount(); s++) {
+        int child = index.get(nodes.get(i).getInputs(s));
+        parent[child] = i;
+        side[child] = s;
+      }
+    }
+    List<Actor.Node> actorNodes = new ArrayList<>();
+    List<Actor.Input> inputs = new ArrayList<>();
+    int sourceLeaf = -1;
+    for (int i = 0; i < nodes.size(); i++) {
+      PlanNode n = nodes.get(i);
+      actorNodes.add(new Actor.Node(operator(n, nodes, index, ctx), parent[i], side[i]));
+      if (n.hasSource()) {
+        sourceLeaf = i;
+      }
+      if (n.hasMerge()) {
+        MergeInfo m = merge(info, n.getMerge().getUpstreamFragmentId());
+        for (long up : m.getUpstreamActorIdsList()) {
+          inputs.add(new Actor.Input(exchange.channel(up, info.getActorId()), i, up));
+        }
+      }
+    }
+    List<Dispatcher> dispatchers = new ArrayList<>();
+    for (DispatcherInfo d : info.getDispatchersList()) {
+      dispatchers.add(dispatcher(info.getActorId(), d));
+    }
+    return new Actor(info.getActorId(), actorNodes, inputs, sourceLeaf, sourceLeaf >= 0 ? barrierInbox : null,
+        dispatchers, listener, clock);
+  }
+
+  private static MergeInfo merge(ActorInfo info, int upstreamFragment) {
+    for (MergeInfo m : info.getMergesList()) {
+      if (m.getUpstreamFragmentId() == upstreamFragment) {
+        return m;
+      }
+    }
+    throw new IllegalArgumentException("actor " + info.getActorId() + " has no inputs from fragment " + upstreamFragment);
+  }
+
+  Dispatcher dispatcher(long actorId, DispatcherInfo d) {
+    Channel[] outs = new Channel[d.getDownstreamActorIdsCount()];
+    for (int i = 0; i < outs.length; i++) {
+      outs[i] = exchange.channel(actorId, d.getDownstreamActorIds(i));
+    }
+    DispatchType type = d.getType();
+    return switch (type) {
+      case HASH -> new Dispatcher.Hash(outs, Types.ints(d.getDistKeyList()), Types.ints(d.getVnodeOwnerList()));
+      case BROADCAST -> new Dispatcher.Broadcast(outs);
+      case SIMPLE, NO_SHUFFLE -> {
+        if (outs.length != 1) {
+          throw new IllegalArgumentException("actor " + actorId + ": " + type + " dispatcher needs exactly one output, has " + outs.length);
+        }
+        yield new Dispatcher.Single(outs[0]);
+      }
+      case UNRECOGNIZED -> throw new IllegalArgumentException("actor " + actorId + ": unknown dispatch type");
+    };
+  }
+
+  private Operator operator(PlanNode n, List<PlanNode> nodes, Map<Integer, Integer> index, ActorContext ctx) {
+    return switch (n.getKindCase()) {
+      case SOURCE -> new NexmarkSourceOp(n.getSource(), ctx);
+      case FILTER -> new FilterOp(n.getFilter().getCondition());
+      case PROJECT -> new ProjectOp(n.getProject().getExprsList());
+      case WINDOW -> new WindowOp(n.getWindow());
+      case HASH_AGG -> new HashAggOp(n.getHashAgg(), inputTypes(n, 0, nodes, index), ctx);
+      case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);
+      case MATERIALIZE -> new MaterializeOp(n.getMaterialize().getTableId(), ctx);
+      case SINK -> new SinkOp(n.getSink().getPath(), ctx.actorId(), ctx.store());
+      case MERGE -> new MergeOp();
+      case KIND_NOT_SET -> throw new IllegalArgumentException("plan node " + n.getId() + " has no operator kind");
+    };
+  }
+
+  private static DataType[] inputTypes(PlanNode n, int side, List<PlanNode> nodes, Map<Integer, Integer> index) {
+    return Types.types(nodes.get(index.get(n.getInputs(side))).getSchemaList());
+  }
+}

@@ -1,0 +1,278 @@
+package dev.tide.stream.node;
+
+import dev.tide.common.time.Clock;
+import dev.tide.proto.stream.Ack;
+import dev.tide.proto.stream.ActorInfo;
+import dev.tide.proto.stream.BuildActorsRequest;
+import dev.tide.proto.stream.CollectedReport;
+import dev.tide.proto.stream.CommitVersionRequest;
+import dev.tide.proto.stream.FailureReport;
+import dev.tide.proto.stream.InjectBarrierRequest;
+import dev.tide.proto.stream.MetaServiceGrpc;
+import dev.tide.proto.stream.ResetRequest;
+import dev.tide.proto.stream.SstIdRequest;
+import dev.tide.proto.stream.SstIdResponse;
+import dev.tide.proto.stream.StreamServiceGrpc;
+import dev.tide.proto.store.SstInfo;
+import dev.tide.storage.StateStore;
+import dev.tide.storage.object.ObjectStore;
+import dev.tide.storage.sst.BlockCache;
+import dev.tide.stream.actor.Actor;
+import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.Channel;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The compute role: hosts actors, collects barriers from them, uploads each completed epoch's
+ * writes as SSTs and reports them to meta (DESIGN.md, barriers steps 3–4).
+ *
+ * <p>An epoch completes on this node when every actor meta listed for its barrier has passed it;
+ * completions are uploaded and reported in epoch order by one uploader thread. A reset (recovery)
+ * stops every actor, drops uncommitted state and bumps a generation so late work of the old run is
+ * discarded.
+ */
+public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase implements Actor.BarrierListener {
+  private static final Logger LOG = LoggerFactory.getLogger(ComputeNode.class);
+
+  private record Running(Actor actor, Thread thread, Channel inbox) {}
+
+  private final String name;
+  private final MetaServiceGrpc.MetaServiceBlockingStub meta;
+  private final StateStore store;
+  private final LocalExchange exchange;
+  private final ActorBuilder builder;
+  private final ExecutorService uploader;
+  private volatile int workerId = -1;
+
+  private final Object lock = new Object();
+  private final Map<Long, Running> actors = new HashMap<>();
+  private final TreeMap<Long, Set<Long>> collecting = new TreeMap<>();
+  private long generation;
+  private boolean failed;
+
+  // SST ids come from meta in batches so they are unique across the cluster.
+  private long nextSstId;
+  private long sstIdsLeft;
+
+  public ComputeNode(String name, MetaServiceGrpc.MetaServiceBlockingStub meta, ObjectStore objects, BlockCache cache,
+      LocalExchange exchange, Clock clock) {
+    this.name = name;
+    this.meta = meta;
+    this.store = new StateStore(objects, cache, "state", this::allocateSstId);
+    this.exchange = exchange;
+    this.builder = new ActorBuilder(store, exchange, clock);
+    this.uploader = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, name + "-uploader");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public void setWorkerId(int id) {
+    this.workerId = id;
+  }
+
+  public int workerId() {
+    return workerId;
+  }
+
+  public StateStore store() {
+    return store;
+  }
+
+  public int actorCount() {
+    synchronized (lock) {
+      return actors.size();
+    }
+  }
+
+  private synchronized long allocateSstId() {
+    if (sstIdsLeft == 0) {
+      SstIdResponse r = meta.allocateSstIds(SstIdRequest.newBuilder().setCount(256).build());
+      nextSstId = r.getFirstId();
+      sstIdsLeft = r.getCount();
+    }
+    sstIdsLeft--;
+    return nextSstId++;
+  }
+
+  @Override
+  public void buildActors(BuildActorsRequest req, StreamObserver<Ack> done) {
+    try {
+      List<Running> started = new ArrayList<>();
+      synchronized (lock) {
+        for (ActorInfo info : req.getActorsList()) {
+          if (actors.containsKey(info.getActorId())) {
+            throw new IllegalArgumentException("actor " + info.getActorId() + " already runs on " + name);
+          }
+          Channel inbox = new Channel(64);
+          Actor a = builder.build(req.getJob(), info, inbox, this);
+          Thread t = new Thread(a, name + "-actor-" + info.getActorId());
+          t.setDaemon(true);
+          Running r = new Running(a, t, inbox);
+          actors.put(info.getActorId(), r);
+          started.add(r);
+        }
+      }
+      started.forEach(r -> r.thread().start());
+      reply(done);
+    } catch (RuntimeException e) {
+      LOG.warn("{}: build actors failed: {}", name, e.toString());
+      done.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+    }
+  }
+
+  @Override
+  public void injectBarrier(InjectBarrierRequest req, StreamObserver<Ack> done) {
+    Barrier b = Barrier.of(req.getBarrier());
+    List<Channel> inboxes = new ArrayList<>();
+    synchronized (lock) {
+      if (!req.getActorsToCollectList().isEmpty()) {
+        collecting.put(b.currEpoch(), new HashSet<>(req.getActorsToCollectList()));
+      }
+      for (long id : req.getActorsToSendList()) {
+        Running r = actors.get(id);
+        if (r == null) {
+          done.onError(Status.NOT_FOUND.withDescription("no actor " + id + " on " + name).asRuntimeException());
+          return;
+        }
+        inboxes.add(r.inbox());
+      }
+    }
+    try {
+      for (Channel c : inboxes) {
+        c.send(b);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      done.onError(Status.CANCELLED.asRuntimeException());
+      return;
+    }
+    if (req.getActorsToCollectList().isEmpty()) {
+      synchronized (lock) {
+        complete(b, generation);
+      }
+    }
+    reply(done);
+  }
+
+  @Override
+  public void collected(long actorId, Barrier barrier) {
+    synchronized (lock) {
+      if (barrier.stops(actorId)) {
+        actors.remove(actorId);
+      }
+      Set<Long> remaining = collecting.get(barrier.currEpoch());
+      if (remaining != null && remaining.remove(actorId) && remaining.isEmpty()) {
+        collecting.remove(barrier.currEpoch());
+        // Enqueued under the lock so completions reach the uploader in epoch order.
+        complete(barrier, generation);
+      }
+    }
+  }
+
+  private void complete(Barrier barrier, long gen) {
+    uploader.execute(() -> {
+      synchronized (lock) {
+        if (gen != generation) {
+          return;
+        }
+      }
+      try {
+        List<SstInfo> ssts = store.sync(barrier.prevEpoch());
+        synchronized (lock) {
+          if (gen != generation) {
+            return;
+          }
+        }
+        meta.reportCollected(CollectedReport.newBuilder().setWorkerId(workerId).setEpoch(barrier.prevEpoch()).addAllSsts(ssts).build());
+      } catch (RuntimeException e) {
+        LOG.warn("{}: upload of epoch {} failed: {}", name, barrier.prevEpoch(), e.toString());
+        failed(-1, e);
+      }
+    });
+  }
+
+  @Override
+  public void failed(long actorId, Throwable error) {
+    synchronized (lock) {
+      if (failed) {
+        return;
+      }
+      failed = true;
+    }
+    LOG.warn("{}: actor {} failed: {}", name, actorId, error.toString(), error);
+    try {
+      meta.reportFailure(FailureReport.newBuilder().setWorkerId(workerId).setActorId(actorId)
+          .setError(String.valueOf(error)).build());
+    } catch (RuntimeException e) {
+      LOG.warn("{}: could not report failure to meta: {}", name, e.toString());
+    }
+  }
+
+  @Override
+  public void commitVersion(CommitVersionRequest req, StreamObserver<Ack> done) {
+    store.commit(req.getVersion());
+    reply(done);
+  }
+
+  @Override
+  public void reset(ResetRequest req, StreamObserver<Ack> done) {
+    stopAll();
+    store.reset(req.getVersion());
+    reply(done);
+  }
+
+  /** Stops every actor and forgets in-flight epochs (recovery, shutdown). */
+  public void stopAll() {
+    List<Running> stopping;
+    synchronized (lock) {
+      generation++;
+      failed = false;
+      collecting.clear();
+      stopping = new ArrayList<>(actors.values());
+      actors.clear();
+    }
+    for (Running r : stopping) {
+      r.actor().stop();
+    }
+    for (Running r : stopping) {
+      try {
+        r.thread().join(TimeUnit.SECONDS.toMillis(10));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    Set<Long> ids = new HashSet<>();
+    stopping.forEach(r -> ids.add(r.actor().actorId()));
+    exchange.removeActors(ids);
+  }
+
+  public void shutdown() {
+    stopAll();
+    uploader.shutdownNow();
+  }
+
+  private static void reply(StreamObserver<Ack> done) {
+    done.onNext(Ack.getDefaultInstance());
+    done.onCompleted();
+  }
+}

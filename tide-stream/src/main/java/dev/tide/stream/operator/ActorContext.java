@@ -1,0 +1,25 @@
+package dev.tide.stream.operator;
+
+import dev.tide.common.hash.VnodeBitmap;
+import dev.tide.common.time.Clock;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.storage.StateStore;
+import dev.tide.stream.state.StateTable;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What an operator of one actor may use: its state tables (restricted to the actor's vnodes), its
+ * source splits, the clock. Thread-safety: confined to the actor thread.
+ */
+public record ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
+    Map<Integer, TableCatalog> tables, StateStore store, Clock clock) {
+
+  public StateTable table(int tableId) {
+    TableCatalog t = tables.get(tableId);
+    if (t == null) {
+      throw new IllegalArgumentException("actor " + actorId + " has no state table " + tableId);
+    }
+    return new StateTable(t, store, vnodes, vnodeCount);
+  }
+}

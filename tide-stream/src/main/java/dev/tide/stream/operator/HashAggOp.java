@@ -1,0 +1,305 @@
+package dev.tide.stream.operator;
+
+import dev.tide.common.chunk.ChunkBuilder;
+import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.Op;
+import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.AggCall;
+import dev.tide.proto.plan.AggKind;
+import dev.tide.proto.plan.HashAggNode;
+import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.Operator;
+import dev.tide.stream.state.StateTable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Hash aggregation with retractions. Each group's state row ({@link AggLayout}) is the source of truth
+ * for the output last emitted; changes are emitted once per barrier per changed group (insert,
+ * update pair, or delete when its row count reaches zero). MIN/MAX keep a multiset of values per
+ * group in their own table, so retracting the current extreme finds the next one.
+ *
+ * <p>Cache: groups touched since the last barrier live in memory; clean groups are evicted when the
+ * cache exceeds its bound (state is in the store, so eviction is always safe).
+ */
+public final class HashAggOp implements Operator {
+  private static final int MAX_CACHED_GROUPS = 200_000;
+
+  private final int[] groupKeys;
+  private final AggCall[] calls;
+  private final DataType[] argTypes;
+  private final DataType[] outTypes;
+  private final DataType[] groupTypes;
+  private final ActorContext ctx;
+  private final HashAggNode node;
+  private StateTable result;
+  private StateTable[] minmax;
+  private final Map<List<Object>, Group> cache = new HashMap<>();
+  private final List<Group> dirty = new ArrayList<>();
+  private final ChunkBuilder builder;
+
+  /** Running state of one group. */
+  private final class Group {
+    final Object[] key;
+    long rowCount;
+    final long[] counts = new long[calls.length];
+    final long[] longSums = new long[calls.length];
+    final double[] doubleSums = new double[calls.length];
+    final Object[] extremes = new Object[calls.length];
+    final boolean[] staleExtreme = new boolean[calls.length];
+    Object[] lastOutput;
+    boolean isDirty;
+
+    Group(Object[] key) {
+      this.key = key;
+    }
+  }
+
+  public HashAggOp(HashAggNode node, DataType[] inputTypes, ActorContext ctx) {
+    this.node = node;
+    this.ctx = ctx;
+    this.groupKeys = node.getGroupKeysList().stream().mapToInt(Integer::intValue).toArray();
+    this.calls = node.getCallsList().toArray(new AggCall[0]);
+    this.groupTypes = new DataType[groupKeys.length];
+    for (int i = 0; i < groupKeys.length; i++) {
+      groupTypes[i] = inputTypes[groupKeys[i]];
+    }
+    this.argTypes = new DataType[calls.length];
+    DataType[] out = Arrays.copyOf(groupTypes, groupKeys.length + calls.length);
+    for (int c = 0; c < calls.length; c++) {
+      AggKind k = calls[c].getKind();
+      argTypes[c] = k == AggKind.COUNT_STAR ? DataType.BIGINT : inputTypes[calls[c].getArg()];
+      out[groupKeys.length + c] = switch (k) {
+        case COUNT_STAR, COUNT -> DataType.BIGINT;
+        case SUM -> AggLayout.sumType(argTypes[c]);
+        case AVG -> DataType.DOUBLE;
+        default -> argTypes[c];
+      };
+    }
+    this.outTypes = out;
+    this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
+  }
+
+  @Override
+  public void open() {
+    result = ctx.table(node.getResultTableId());
+    minmax = new StateTable[calls.length];
+    for (int c = 0; c < calls.length; c++) {
+      if (isMinMax(calls[c])) {
+        minmax[c] = ctx.table(calls[c].getMinmaxTableId());
+      }
+    }
+  }
+
+  private static boolean isMinMax(AggCall c) {
+    return c.getKind() == AggKind.MIN || c.getKind() == AggKind.MAX;
+  }
+
+  @Override
+  public void process(int side, StreamChunk chunk, Emitter out) {
+    int n = chunk.size();
+    Column[] args = new Column[calls.length];
+    for (int c = 0; c < calls.length; c++) {
+      args[c] = calls[c].getKind() == AggKind.COUNT_STAR ? null : chunk.column(calls[c].getArg());
+    }
+    for (int i = 0; i < n; i++) {
+      if (!chunk.visible(i)) {
+        continue;
+      }
+      Object[] key = new Object[groupKeys.length];
+      for (int k = 0; k < key.length; k++) {
+        key[k] = chunk.column(groupKeys[k]).get(i);
+      }
+      Group g = group(key);
+      int sign = Op.sign(chunk.op(i));
+      g.rowCount += sign;
+      for (int c = 0; c < calls.length; c++) {
+        apply(g, c, args[c], i, sign);
+      }
+      if (!g.isDirty) {
+        g.isDirty = true;
+        dirty.add(g);
+      }
+    }
+  }
+
+  private void apply(Group g, int c, Column arg, int row, int sign) {
+    AggKind kind = calls[c].getKind();
+    if (kind == AggKind.COUNT_STAR) {
+      g.counts[c] += sign;
+      return;
+    }
+    if (arg.isNull(row)) {
+      return;
+    }
+    switch (kind) {
+      case COUNT -> g.counts[c] += sign;
+      case SUM, AVG -> {
+        g.counts[c] += sign;
+        Object v = arg.get(row);
+        if (argTypes[c] == DataType.DOUBLE) {
+          g.doubleSums[c] += sign * (Double) v;
+        } else {
+          g.longSums[c] += sign * ((Number) v).longValue();
+        }
+      }
+      default -> {
+        Object v = arg.get(row);
+        Object[] mmKey = Arrays.copyOf(g.key, g.key.length + 1);
+        mmKey[g.key.length] = v;
+        Object[] existing = minmax[c].get(mmKey);
+        long count = (existing == null ? 0 : (Long) existing[existing.length - 1]) + sign;
+        Object[] mmRow = Arrays.copyOf(mmKey, mmKey.length + 1);
+        mmRow[mmKey.length] = count;
+        if (count > 0) {
+          minmax[c].put(mmRow);
+        } else {
+          minmax[c].deleteByPk(mmKey);
+        }
+        if (sign > 0) {
+          if (!g.staleExtreme[c] && (g.extremes[c] == null || better(kind, v, g.extremes[c]))) {
+            g.extremes[c] = v;
+          }
+        } else if (count <= 0 && v.equals(g.extremes[c])) {
+          g.staleExtreme[c] = true;
+        }
+      }
+    }
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static boolean better(AggKind kind, Object v, Object current) {
+    int cmp = ((Comparable) v).compareTo(current);
+    return kind == AggKind.MIN ? cmp < 0 : cmp > 0;
+  }
+
+  private Group group(Object[] key) {
+    List<Object> k = Arrays.asList(key);
+    Group g = cache.get(k);
+    if (g != null) {
+      return g;
+    }
+    g = new Group(key);
+    Object[] state = result.get(key);
+    if (state != null) {
+      int p = key.length;
+      g.rowCount = (Long) state[p++];
+      for (int c = 0; c < calls.length; c++) {
+        switch (calls[c].getKind()) {
+          case COUNT_STAR, COUNT -> g.counts[c] = (Long) state[p++];
+          case SUM, AVG -> {
+            Object s = state[p++];
+            if (argTypes[c] == DataType.DOUBLE) {
+              g.doubleSums[c] = s == null ? 0 : (Double) s;
+            } else {
+              g.longSums[c] = s == null ? 0 : (Long) s;
+            }
+            g.counts[c] = (Long) state[p++];
+          }
+          default -> g.extremes[c] = state[p++];
+        }
+      }
+      g.lastOutput = output(g);
+    }
+    cache.put(k, g);
+    return g;
+  }
+
+  private Object[] output(Group g) {
+    Object[] row = Arrays.copyOf(g.key, outTypes.length);
+    for (int c = 0; c < calls.length; c++) {
+      int p = g.key.length + c;
+      switch (calls[c].getKind()) {
+        case COUNT_STAR, COUNT -> row[p] = g.counts[c];
+        case SUM -> row[p] = g.counts[c] == 0 ? null : argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c];
+        case AVG -> row[p] = g.counts[c] == 0 ? null
+            : (argTypes[c] == DataType.DOUBLE ? g.doubleSums[c] : (double) g.longSums[c]) / g.counts[c];
+        default -> row[p] = g.extremes[c];
+      }
+    }
+    return row;
+  }
+
+  private Object[] stateRow(Group g) {
+    List<Object> s = new ArrayList<>(Arrays.asList(g.key));
+    s.add(g.rowCount);
+    for (int c = 0; c < calls.length; c++) {
+      switch (calls[c].getKind()) {
+        case COUNT_STAR, COUNT -> s.add(g.counts[c]);
+        case SUM, AVG -> {
+          s.add(argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c]);
+          s.add(g.counts[c]);
+        }
+        default -> s.add(g.extremes[c]);
+      }
+    }
+    return s.toArray();
+  }
+
+  @Override
+  public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
+    for (Group g : dirty) {
+      g.isDirty = false;
+      for (int c = 0; c < calls.length; c++) {
+        if (g.staleExtreme[c]) {
+          Object[] row = calls[c].getKind() == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
+          g.extremes[c] = row == null ? null : row[g.key.length];
+          g.staleExtreme[c] = false;
+        }
+      }
+      if (g.rowCount <= 0) {
+        if (g.rowCount < 0) {
+          throw new IllegalStateException("group " + Arrays.toString(g.key) + " has negative row count " + g.rowCount
+              + ": a retraction without its insert");
+        }
+        if (g.lastOutput != null) {
+          emit(out, Op.DELETE, g.lastOutput);
+        }
+        result.deleteByPk(g.key);
+        cache.remove(Arrays.asList(g.key));
+        continue;
+      }
+      Object[] now = output(g);
+      if (g.lastOutput == null) {
+        emit(out, Op.INSERT, now);
+      } else if (!Arrays.equals(now, g.lastOutput)) {
+        emit(out, Op.UPDATE_DELETE, g.lastOutput);
+        emit(out, Op.UPDATE_INSERT, now);
+      }
+      g.lastOutput = now;
+      result.put(stateRow(g));
+    }
+    dirty.clear();
+    StreamChunk rest = builder.take();
+    if (rest != null) {
+      out.emit(rest);
+    }
+    result.commit(barrier.prevEpoch());
+    for (StateTable t : minmax) {
+      if (t != null) {
+        t.commit(barrier.prevEpoch());
+      }
+    }
+    if (cache.size() > MAX_CACHED_GROUPS) {
+      cache.clear();
+    }
+  }
+
+  private void emit(Emitter out, Op op, Object[] row) throws InterruptedException {
+    // An update pair must stay in one chunk: flush first if only one slot is left.
+    if (op == Op.UPDATE_DELETE && builder.size() >= StreamChunk.DEFAULT_CAPACITY - 1) {
+      StreamChunk full = builder.take();
+      if (full != null) {
+        out.emit(full);
+      }
+    }
+    StreamChunk full = builder.appendRow(op.code(), row);
+    if (full != null) {
+      out.emit(full);
+    }
+  }
+}

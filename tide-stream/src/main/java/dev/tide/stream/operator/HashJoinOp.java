@@ -1,0 +1,153 @@
+package dev.tide.stream.operator;
+
+import dev.tide.common.chunk.ChunkBuilder;
+import dev.tide.common.chunk.Op;
+import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.HashJoinNode;
+import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.Operator;
+import dev.tide.stream.state.StateTable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Unbounded inner equi-join, both sides in state tables keyed (join key, stream key). A row of one
+ * side updates its table and is joined at once with the other side's rows of the same key; output
+ * rows carry the input row's op (update pairs become delete + insert, as a pair's matches differ).
+ * Null keys never match and are not stored.
+ *
+ * <p>Cache: per side, join key → rows, filled on first lookup and kept in step with writes; cleared
+ * when it grows past its bound.
+ */
+public final class HashJoinOp implements Operator {
+  private static final int MAX_CACHED_KEYS = 100_000;
+
+  private final int[][] keys = new int[2][];
+  private final DataType[][] keyTypes = new DataType[2][];
+  private final int[] tableIds = new int[2];
+  private final ActorContext ctx;
+  private final StateTable[] tables = new StateTable[2];
+  private final List<Map<List<Object>, List<Object[]>>> caches = List.of(new HashMap<>(), new HashMap<>());
+  private final ChunkBuilder builder;
+  private final int leftWidth;
+
+  public HashJoinOp(HashJoinNode node, DataType[] leftTypes, DataType[] rightTypes, ActorContext ctx) {
+    this.ctx = ctx;
+    keys[0] = node.getLeftKeysList().stream().mapToInt(Integer::intValue).toArray();
+    keys[1] = node.getRightKeysList().stream().mapToInt(Integer::intValue).toArray();
+    DataType[][] types = {leftTypes, rightTypes};
+    for (int s = 0; s < 2; s++) {
+      keyTypes[s] = new DataType[keys[s].length];
+      for (int i = 0; i < keys[s].length; i++) {
+        keyTypes[s][i] = types[s][keys[s][i]];
+      }
+    }
+    tableIds[0] = node.getLeftTableId();
+    tableIds[1] = node.getRightTableId();
+    DataType[] out = Arrays.copyOf(leftTypes, leftTypes.length + rightTypes.length);
+    System.arraycopy(rightTypes, 0, out, leftTypes.length, rightTypes.length);
+    this.leftWidth = leftTypes.length;
+    this.builder = new ChunkBuilder(out, StreamChunk.DEFAULT_CAPACITY);
+  }
+
+  @Override
+  public void open() {
+    tables[0] = ctx.table(tableIds[0]);
+    tables[1] = ctx.table(tableIds[1]);
+  }
+
+  @Override
+  public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
+    int other = 1 - side;
+    for (int i = 0; i < chunk.size(); i++) {
+      if (!chunk.visible(i)) {
+        continue;
+      }
+      Object[] row = chunk.row(i);
+      Object[] key = new Object[keys[side].length];
+      boolean nullKey = false;
+      for (int k = 0; k < key.length; k++) {
+        key[k] = normalize(row[keys[side][k]]);
+        nullKey |= key[k] == null;
+      }
+      if (nullKey) {
+        continue;
+      }
+      byte op = Op.normalize(chunk.op(i));
+      boolean insert = Op.isInsert(op);
+      List<Object[]> own = cached(side, key);
+      if (insert) {
+        tables[side].put(row);
+        if (own != null) {
+          own.add(row);
+        }
+      } else {
+        tables[side].delete(row);
+        if (own != null) {
+          removeRow(own, row);
+        }
+      }
+      for (Object[] match : rows(other, key)) {
+        Object[] l = side == 0 ? row : match;
+        Object[] r = side == 0 ? match : row;
+        Object[] joined = Arrays.copyOf(l, leftWidth + r.length);
+        System.arraycopy(r, 0, joined, leftWidth, r.length);
+        StreamChunk full = builder.appendRow(op, joined);
+        if (full != null) {
+          out.emit(full);
+        }
+      }
+    }
+    StreamChunk rest = builder.take();
+    if (rest != null) {
+      out.emit(rest);
+    }
+  }
+
+  private static void removeRow(List<Object[]> rows, Object[] row) {
+    for (int i = 0; i < rows.size(); i++) {
+      if (Arrays.equals(rows.get(i), row)) {
+        rows.remove(i);
+        return;
+      }
+    }
+  }
+
+  /** Join keys compare across INT and BIGINT: integers are widened to Long. */
+  private static Object normalize(Object v) {
+    return v instanceof Integer i ? (Object) i.longValue() : v;
+  }
+
+  private List<Object[]> cached(int side, Object[] key) {
+    return caches.get(side).get(Arrays.asList(key));
+  }
+
+  private List<Object[]> rows(int side, Object[] key) {
+    List<Object> k = Arrays.asList(key);
+    List<Object[]> rows = caches.get(side).get(k);
+    if (rows == null) {
+      Object[] prefix = new Object[key.length];
+      for (int i = 0; i < key.length; i++) {
+        prefix[i] = keyTypes[side][i] == DataType.INT ? (Object) ((Long) key[i]).intValue() : key[i];
+      }
+      rows = new ArrayList<>(tables[side].scanPrefix(prefix));
+      caches.get(side).put(k, rows);
+    }
+    return rows;
+  }
+
+  @Override
+  public void onBarrier(Barrier barrier, Emitter out) {
+    tables[0].commit(barrier.prevEpoch());
+    tables[1].commit(barrier.prevEpoch());
+    for (Map<List<Object>, List<Object[]>> c : caches) {
+      if (c.size() > MAX_CACHED_KEYS) {
+        c.clear();
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+package dev.tide.stream.operator;
+
+import dev.tide.common.chunk.Op;
+import dev.tide.common.chunk.StreamChunk;
+import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.Operator;
+import dev.tide.stream.state.StateTable;
+
+/** Applies a changelog to the view's table (upsert by primary key, delete by key) and passes it on. */
+public final class MaterializeOp implements Operator {
+  private final int tableId;
+  private final ActorContext ctx;
+  private StateTable table;
+
+  public MaterializeOp(int tableId, ActorContext ctx) {
+    this.tableId = tableId;
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void open() {
+    table = ctx.table(tableId);
+  }
+
+  @Override
+  public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
+    for (int i = 0; i < chunk.size(); i++) {
+      if (!chunk.visible(i)) {
+        continue;
+      }
+      Object[] row = chunk.row(i);
+      if (Op.isInsert(chunk.op(i))) {
+        table.put(row);
+      } else {
+        table.delete(row);
+      }
+    }
+    out.emit(chunk);
+  }
+
+  @Override
+  public void onBarrier(Barrier barrier, Emitter out) {
+    table.commit(barrier.prevEpoch());
+  }
+}

@@ -1,0 +1,425 @@
+package dev.tide.stream.plan;
+
+import dev.tide.common.hash.VnodeHasher;
+import dev.tide.common.types.DataType;
+import dev.tide.common.types.Field;
+import dev.tide.common.types.Schema;
+import dev.tide.proto.plan.AggCall;
+import dev.tide.proto.plan.DispatchType;
+import dev.tide.proto.plan.FieldProto;
+import dev.tide.proto.plan.Fragment;
+import dev.tide.proto.plan.FragmentEdge;
+import dev.tide.proto.plan.HashAggNode;
+import dev.tide.proto.plan.HashJoinNode;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.MergeNode;
+import dev.tide.proto.plan.Plan;
+import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.stream.operator.AggLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Compiles a plan into a job: decides where data must be redistributed, cuts the plan into fragments
+ * at those exchanges and at fan-out points, and lays out the state tables.
+ *
+ * <p>Distribution rules: a hash aggregation needs its input hashed by a non-empty subset of its group
+ * keys (or a singleton input when it has none); a join needs each side hashed by exactly its join
+ * keys; a materialized view needs a subset of its primary key. A singleton stream satisfies any need.
+ * Where a need is unmet an exchange (HASH, or SIMPLE to a singleton) is inserted. A node is chained
+ * into its first input's fragment when that input needs no exchange and has no other consumer;
+ * otherwise its inputs are merges fed by edges, NO_SHUFFLE where no exchange is needed. Fragments
+ * linked by NO_SHUFFLE must scale together.
+ */
+public final class JobCompiler {
+  private enum Kind { ANY, SINGLE, HASH }
+
+  private record Dist(Kind kind, int[] cols) {
+    static final Dist ANY = new Dist(Kind.ANY, new int[0]);
+    static final Dist SINGLE = new Dist(Kind.SINGLE, new int[0]);
+
+    static Dist hash(int[] cols) {
+      return new Dist(Kind.HASH, cols);
+    }
+  }
+
+  /** A requirement on one input: none, singleton, hash by a subset of cols, or hash by exactly cols. */
+  private record Need(Kind kind, int[] cols, boolean exact) {
+    static final Need NONE = new Need(Kind.ANY, new int[0], false);
+  }
+
+  private final Plan plan;
+  private final int jobId;
+  private final int vnodeCount;
+  private final int tableIdBase;
+  private final List<PlanNode> nodes;
+  private final Dist[] provided;
+  private final boolean[][] exchange;
+  private final Need[][] needs;
+  private final List<List<Integer>> consumers = new ArrayList<>();
+
+  private JobCompiler(Plan plan, int jobId, int vnodeCount, int tableIdBase) {
+    this.plan = plan;
+    this.jobId = jobId;
+    this.vnodeCount = vnodeCount;
+    this.tableIdBase = tableIdBase;
+    this.nodes = plan.getNodesList();
+    this.provided = new Dist[nodes.size()];
+    this.exchange = new boolean[nodes.size()][];
+    this.needs = new Need[nodes.size()][];
+  }
+
+  /**
+   * @param tableIdBase first state-table id of this job; ids {@code tableIdBase .. +tableCount} are used
+   */
+  public static JobDefinition compile(Plan plan, int jobId, int vnodeCount, int tableIdBase) {
+    if (vnodeCount < 1 || vnodeCount > VnodeHasher.MAX_VNODE_COUNT) {
+      throw new PlanException("vnode count " + vnodeCount + " of job '" + plan.getName() + "' must be between 1 and "
+          + VnodeHasher.MAX_VNODE_COUNT);
+    }
+    return new JobCompiler(plan, jobId, vnodeCount, tableIdBase).run();
+  }
+
+  private JobDefinition run() {
+    for (int i = 0; i < nodes.size(); i++) {
+      if (nodes.get(i).getId() != i) {
+        throw new PlanException("plan '" + plan.getName() + "': node " + i + " has id " + nodes.get(i).getId() + "; ids must be 0..n-1 in order");
+      }
+      consumers.add(new ArrayList<>());
+    }
+    for (PlanNode n : nodes) {
+      for (int in : n.getInputsList()) {
+        if (in >= n.getId()) {
+          throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " reads node " + in + "; inputs must come earlier");
+        }
+        consumers.get(in).add(n.getId());
+      }
+    }
+    for (PlanNode n : nodes) {
+      analyze(n);
+    }
+    return cut();
+  }
+
+  private void analyze(PlanNode n) {
+    int id = n.getId();
+    int inputs = n.getInputsCount();
+    needs[id] = new Need[inputs];
+    exchange[id] = new boolean[inputs];
+    Arrays.fill(needs[id], Need.NONE);
+    switch (n.getKindCase()) {
+      case HASH_AGG -> {
+        int[] g = Types.ints(n.getHashAgg().getGroupKeysList());
+        needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
+      }
+      case HASH_JOIN -> {
+        HashJoinNode j = n.getHashJoin();
+        needs[id][0] = new Need(Kind.HASH, Types.ints(j.getLeftKeysList()), true);
+        needs[id][1] = new Need(Kind.HASH, Types.ints(j.getRightKeysList()), true);
+      }
+      case MATERIALIZE -> needs[id][0] = new Need(Kind.HASH, Types.ints(n.getStreamKeyList()), false);
+      default -> { }
+    }
+    Dist[] in = new Dist[inputs];
+    for (int i = 0; i < inputs; i++) {
+      Dist p = provided[n.getInputs(i)];
+      Need need = needs[id][i];
+      if (!satisfies(p, need)) {
+        exchange[id][i] = true;
+        p = need.kind() == Kind.SINGLE ? Dist.SINGLE : Dist.hash(need.cols());
+      }
+      in[i] = p;
+    }
+    if (n.getKindCase() == PlanNode.KindCase.HASH_JOIN && (in[0].kind() == Kind.SINGLE) != (in[1].kind() == Kind.SINGLE)) {
+      // Co-locate both sides: the non-singleton side goes to the singleton through a SIMPLE exchange.
+      int other = in[0].kind() == Kind.SINGLE ? 1 : 0;
+      exchange[id][other] = true;
+      needs[id][other] = new Need(Kind.SINGLE, new int[0], false);
+      in[other] = Dist.SINGLE;
+    }
+    provided[id] = switch (n.getKindCase()) {
+      case SOURCE -> Dist.ANY;
+      case FILTER, WINDOW, MATERIALIZE, SINK -> in[0];
+      case PROJECT -> mapThroughProject(n, in[0]);
+      case HASH_AGG -> {
+        if (in[0].kind() != Kind.HASH) {
+          yield in[0].kind() == Kind.SINGLE ? Dist.SINGLE : Dist.ANY;
+        }
+        int[] g = Types.ints(n.getHashAgg().getGroupKeysList());
+        int[] cols = new int[in[0].cols().length];
+        for (int i = 0; i < cols.length; i++) {
+          cols[i] = indexOf(g, in[0].cols()[i]);
+        }
+        yield Dist.hash(cols);
+      }
+      case HASH_JOIN -> in[0].kind() == Kind.SINGLE ? Dist.SINGLE : Dist.hash(Types.ints(n.getHashJoin().getLeftKeysList()));
+      default -> throw new PlanException("plan '" + plan.getName() + "': node " + id + " has no operator kind");
+    };
+  }
+
+  private static Dist mapThroughProject(PlanNode n, Dist in) {
+    if (in.kind() != Kind.HASH) {
+      return in;
+    }
+    int[] cols = new int[in.cols().length];
+    for (int i = 0; i < cols.length; i++) {
+      cols[i] = -1;
+      for (int e = 0; e < n.getProject().getExprsCount(); e++) {
+        var ex = n.getProject().getExprs(e);
+        if (ex.hasInputRef() && ex.getInputRef() == in.cols()[i]) {
+          cols[i] = e;
+          break;
+        }
+      }
+      if (cols[i] < 0) {
+        return Dist.ANY;
+      }
+    }
+    return Dist.hash(cols);
+  }
+
+  private static boolean satisfies(Dist p, Need need) {
+    if (need.kind() == Kind.ANY || p.kind() == Kind.SINGLE) {
+      return true;
+    }
+    if (need.kind() == Kind.SINGLE || p.kind() != Kind.HASH) {
+      return false;
+    }
+    if (need.exact()) {
+      return Arrays.equals(p.cols(), need.cols());
+    }
+    for (int c : p.cols()) {
+      if (indexOf(need.cols(), c) < 0) {
+        return false;
+      }
+    }
+    return p.cols().length > 0;
+  }
+
+  private static int indexOf(int[] a, int v) {
+    for (int i = 0; i < a.length; i++) {
+      if (a[i] == v) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  // ---- fragments ----
+
+  private JobDefinition cut() {
+    int[] fragOf = new int[nodes.size()];
+    List<List<PlanNode.Builder>> fragNodes = new ArrayList<>();
+    List<FragmentEdge> edges = new ArrayList<>();
+    int nextSyntheticId = nodes.size();
+    for (PlanNode n : nodes) {
+      int id = n.getId();
+      int frag = -1;
+      if (n.getInputsCount() > 0 && !exchange[id][0] && consumers.get(n.getInputs(0)).size() == 1) {
+        frag = fragOf[n.getInputs(0)];
+      }
+      if (frag < 0) {
+        frag = fragNodes.size();
+        fragNodes.add(new ArrayList<>());
+      }
+      fragOf[id] = frag;
+      PlanNode.Builder b = n.toBuilder().clearInputs();
+      for (int i = 0; i < n.getInputsCount(); i++) {
+        int in = n.getInputs(i);
+        if (i == 0 && fragOf[in] == frag && !exchange[id][0] && consumers.get(in).size() == 1) {
+          b.addInputs(in);
+          continue;
+        }
+        int upFrag = fragOf[in];
+        FragmentEdge.Builder e = FragmentEdge.newBuilder().setUpstreamFragmentId(upFrag).setDownstreamFragmentId(frag);
+        if (!exchange[id][i]) {
+          e.setType(DispatchType.NO_SHUFFLE);
+        } else if (needs[id][i].kind() == Kind.SINGLE) {
+          e.setType(DispatchType.SIMPLE);
+        } else {
+          e.setType(DispatchType.HASH);
+          for (int c : needs[id][i].cols()) {
+            e.addDistKey(c);
+          }
+        }
+        edges.add(e.build());
+        int mergeId = nextSyntheticId++;
+        PlanNode merge = PlanNode.newBuilder().setId(mergeId)
+            .addAllSchema(nodes.get(in).getSchemaList()).addAllStreamKey(nodes.get(in).getStreamKeyList())
+            .setMerge(MergeNode.newBuilder().setUpstreamFragmentId(upFrag)).build();
+        fragNodes.get(frag).add(merge.toBuilder());
+        b.addInputs(mergeId);
+      }
+      fragNodes.get(frag).add(b);
+    }
+
+    boolean[] singleton = new boolean[fragNodes.size()];
+    for (PlanNode n : nodes) {
+      if (provided[n.getId()].kind() == Kind.SINGLE) {
+        singleton[fragOf[n.getId()]] = true;
+      }
+    }
+    // SIMPLE makes the downstream a singleton; NO_SHUFFLE ties both ends to the same parallelism.
+    boolean changed = true;
+    while (changed) {
+      changed = false;
+      for (FragmentEdge e : edges) {
+        int u = e.getUpstreamFragmentId();
+        int d = e.getDownstreamFragmentId();
+        boolean single = e.getType() == DispatchType.SIMPLE || (e.getType() == DispatchType.NO_SHUFFLE && (singleton[u] || singleton[d]));
+        boolean upToo = e.getType() == DispatchType.NO_SHUFFLE;
+        if (single && (!singleton[d] || (upToo && !singleton[u]))) {
+          singleton[d] = true;
+          singleton[u] |= upToo;
+          changed = true;
+        }
+      }
+    }
+
+    JobDefinition.Builder job = JobDefinition.newBuilder().setJobId(jobId).setName(plan.getName()).setVnodeCount(vnodeCount);
+    int nextTable = tableIdBase;
+    for (int f = 0; f < fragNodes.size(); f++) {
+      Fragment.Builder fb = Fragment.newBuilder().setFragmentId(f).setSingleton(singleton[f]);
+      for (PlanNode.Builder b : fragNodes.get(f)) {
+        int id = b.getId();
+        if (b.hasSource()) {
+          fb.setHasSource(true);
+        }
+        List<TableCatalog> tables = new ArrayList<>();
+        nextTable = assignTables(b, id < nodes.size() ? id : -1, f, nextTable, tables);
+        for (TableCatalog t : tables) {
+          job.addTables(t);
+          fb.addStateTableIds(t.getTableId());
+        }
+        fb.addNodes(b.build());
+      }
+      int root = fragNodes.get(f).get(fragNodes.get(f).size() - 1).getId();
+      Dist d = root < nodes.size() ? provided[root] : Dist.ANY;
+      if (d.kind() == Kind.HASH) {
+        for (int c : d.cols()) {
+          fb.addDistKey(c);
+        }
+      }
+      job.addFragments(fb);
+    }
+    job.addAllEdges(edges);
+    checkUniqueViewNames(job);
+    return job.build();
+  }
+
+  private static void checkUniqueViewNames(JobDefinition.Builder job) {
+    Set<String> names = new LinkedHashSet<>();
+    for (TableCatalog t : job.getTablesList()) {
+      if (t.getIsMv() && !names.add(t.getName())) {
+        throw new PlanException("job '" + job.getName() + "' materializes two views named '" + t.getName() + "'");
+      }
+    }
+  }
+
+  /** Fills the table ids of a stateful node and describes its tables. Returns the next free id. */
+  private int assignTables(PlanNode.Builder b, int planId, int frag, int next, List<TableCatalog> out) {
+    String prefix = plan.getName() + "." + b.getId();
+    switch (b.getKindCase()) {
+      case SOURCE -> {
+        b.getSourceBuilder().setStateTableId(next);
+        out.add(table(next, prefix + ".splits", List.of(new Field("split", DataType.INT), new Field("offset", DataType.BIGINT)),
+            new int[] {0}, new int[0], frag));
+        return next + 1;
+      }
+      case HASH_AGG -> {
+        HashAggNode.Builder h = b.getHashAggBuilder();
+        Schema in = Types.schema(nodes.get(nodes.get(planId).getInputs(0)).getSchemaList());
+        int[] g = Types.ints(h.getGroupKeysList());
+        Dist d = provided[planId];
+        int[] dist = d.kind() == Kind.HASH ? d.cols() : new int[0];
+        List<Field> cols = new ArrayList<>();
+        for (int k : g) {
+          cols.add(in.field(k));
+        }
+        cols.addAll(AggLayout.stateFields(h.getCallsList(), in.types()));
+        h.setResultTableId(next);
+        out.add(table(next, prefix + ".agg", cols, range(g.length), dist, frag));
+        next++;
+        for (int c = 0; c < h.getCallsCount(); c++) {
+          AggCall call = h.getCalls(c);
+          if (call.getKind() == dev.tide.proto.plan.AggKind.MIN || call.getKind() == dev.tide.proto.plan.AggKind.MAX) {
+            List<Field> mm = new ArrayList<>();
+            for (int k : g) {
+              mm.add(in.field(k));
+            }
+            mm.add(new Field("value", in.type(call.getArg())));
+            mm.add(new Field("count", DataType.BIGINT));
+            h.setCalls(c, call.toBuilder().setMinmaxTableId(next));
+            out.add(table(next, prefix + ".minmax" + c, mm, range(g.length + 1), dist, frag));
+            next++;
+          }
+        }
+        return next;
+      }
+      case HASH_JOIN -> {
+        HashJoinNode.Builder j = b.getHashJoinBuilder();
+        PlanNode orig = nodes.get(planId);
+        for (int side = 0; side < 2; side++) {
+          PlanNode input = nodes.get(orig.getInputs(side));
+          int[] keys = Types.ints(side == 0 ? j.getLeftKeysList() : j.getRightKeysList());
+          Set<Integer> pk = new LinkedHashSet<>();
+          for (int k : keys) {
+            pk.add(k);
+          }
+          pk.addAll(input.getStreamKeyList());
+          int[] pkArr = pk.stream().mapToInt(Integer::intValue).toArray();
+          boolean single = provided[orig.getId()].kind() == Kind.SINGLE;
+          if (side == 0) {
+            j.setLeftTableId(next);
+          } else {
+            j.setRightTableId(next);
+          }
+          out.add(table(next, prefix + (side == 0 ? ".left" : ".right"), Types.schema(input.getSchemaList()).fields(), pkArr,
+              single ? new int[0] : keys, frag));
+          next++;
+        }
+        return next;
+      }
+      case MATERIALIZE -> {
+        b.getMaterializeBuilder().setTableId(next);
+        int[] pk = Types.ints(b.getStreamKeyList());
+        Dist d = provided[planId];
+        int[] dist = d.kind() == Kind.HASH ? d.cols() : new int[0];
+        TableCatalog t = table(next, b.getMaterialize().getName(), Types.schema(b.getSchemaList()).fields(), pk, dist, frag)
+            .toBuilder().setIsMv(true).setVisibleColumns(b.getMaterialize().getVisibleColumns()).build();
+        out.add(t);
+        return next + 1;
+      }
+      default -> {
+        return next;
+      }
+    }
+  }
+
+  private static int[] range(int n) {
+    int[] a = new int[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = i;
+    }
+    return a;
+  }
+
+  private static TableCatalog table(int id, String name, List<Field> cols, int[] pk, int[] dist, int frag) {
+    TableCatalog.Builder t = TableCatalog.newBuilder().setTableId(id).setName(name).setFragmentId(frag);
+    for (Field f : cols) {
+      t.addColumns(FieldProto.newBuilder().setName(f.name()).setType(Types.toProto(f.type())));
+    }
+    for (int p : pk) {
+      t.addPk(p);
+    }
+    for (int d : dist) {
+      t.addDistKey(d);
+    }
+    t.setVisibleColumns(cols.size());
+    return t.build();
+  }
+}

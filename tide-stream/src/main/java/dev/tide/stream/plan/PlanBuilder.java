@@ -1,0 +1,366 @@
+package dev.tide.stream.plan;
+
+import dev.tide.common.types.DataType;
+import dev.tide.common.types.Field;
+import dev.tide.common.types.Schema;
+import dev.tide.proto.plan.AggCall;
+import dev.tide.proto.plan.AggKind;
+import dev.tide.proto.plan.Expr;
+import dev.tide.proto.plan.FilterNode;
+import dev.tide.proto.plan.HashAggNode;
+import dev.tide.proto.plan.HashJoinNode;
+import dev.tide.proto.plan.MaterializeNode;
+import dev.tide.proto.plan.Plan;
+import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.ProjectNode;
+import dev.tide.proto.plan.SinkNode;
+import dev.tide.proto.plan.SourceNode;
+import dev.tide.proto.plan.WindowKind;
+import dev.tide.proto.plan.WindowNode;
+import dev.tide.stream.expr.Ex;
+import dev.tide.stream.expr.ExprResolver;
+import dev.tide.stream.source.NexmarkSourceOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Builds a job's plan IR with names resolved and types checked as each operator is added, so a bad
+ * plan fails here, before anything runs. Every stream tracks its stream key (the columns that
+ * identify a row of its changelog); a projection that drops key columns keeps them as hidden
+ * trailing columns, which materialized views store but scans do not show.
+ */
+public final class PlanBuilder {
+  private final String name;
+  private final List<PlanNode> nodes = new ArrayList<>();
+  private int sinks;
+
+  public PlanBuilder(String name) {
+    if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+      throw new PlanException("job name '" + name + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+    }
+    this.name = name;
+  }
+
+  /** A source table of a connector ({@code nexmark}: person, auction or bid). */
+  public Stream source(String connector, String table, Map<String, String> options) {
+    SourceCatalog.SourceInfo info = SourceCatalog.describe(connector, table, options);
+    int splits = NexmarkSourceOptions.parse(options).get(NexmarkSourceOptions.SPLITS);
+    SourceNode src = SourceNode.newBuilder().setConnector(connector).setTable(table)
+        .putAllOptions(new TreeMap<>(options)).setSplitCount(splits).build();
+    return add(PlanNode.newBuilder().setSource(src), List.of(), info.schema(), info.key(), new boolean[info.schema().size()]);
+  }
+
+  public Plan build() {
+    if (sinks == 0) {
+      throw new PlanException("plan '" + name + "' has no materialized view or sink: add materialize(...) or sink(...)");
+    }
+    return Plan.newBuilder().setName(name).addAllNodes(nodes).build();
+  }
+
+  private Stream add(PlanNode.Builder b, List<Stream> inputs, Schema schema, int[] key, boolean[] hidden) {
+    int id = nodes.size();
+    b.setId(id).addAllSchema(Types.toProto(schema));
+    for (Stream s : inputs) {
+      b.addInputs(s.id);
+    }
+    for (int k : key) {
+      b.addStreamKey(k);
+    }
+    nodes.add(b.build());
+    return new Stream(id, schema, key, hidden);
+  }
+
+  /** A handle on one node's output while the plan is being built. */
+  public final class Stream {
+    final int id;
+    final Schema schema;
+    final int[] key;
+    final boolean[] hidden;
+
+    Stream(int id, Schema schema, int[] key, boolean[] hidden) {
+      this.id = id;
+      this.schema = schema;
+      this.key = key;
+      this.hidden = hidden;
+    }
+
+    public Schema schema() {
+      return schema;
+    }
+
+    private String where(String op) {
+      return op + " (node " + nodes.size() + " of plan '" + name + "')";
+    }
+
+    private int column(String col, String op) {
+      int i = schema.indexOf(col);
+      if (i < 0) {
+        throw new PlanException("unknown column '" + col + "' in " + where(op) + "; available columns: " + schema.names());
+      }
+      return i;
+    }
+
+    public Stream filter(Ex condition) {
+      Expr e = ExprResolver.resolve(condition, schema, where("filter"));
+      if (ExprResolver.typeOf(e) != DataType.BOOLEAN) {
+        throw new PlanException("type mismatch in " + where("filter") + ": condition is " + ExprResolver.typeOf(e).sqlName() + ", must be boolean");
+      }
+      return add(PlanNode.newBuilder().setFilter(FilterNode.newBuilder().setCondition(e)), List.of(this), schema, key, hidden);
+    }
+
+    /** Keeps the named columns, in this order. */
+    public Stream project(String... columns) {
+      List<Named> list = new ArrayList<>();
+      for (String c : columns) {
+        list.add(new Named(Ex.col(c), c));
+      }
+      return project(list);
+    }
+
+    /** Computes the given expressions; missing stream-key columns are kept as hidden trailing columns. */
+    public Stream project(List<Named> exprs) {
+      ProjectNode.Builder p = ProjectNode.newBuilder();
+      List<Field> fields = new ArrayList<>();
+      List<Integer> refs = new ArrayList<>();
+      for (Named n : exprs) {
+        Expr e = ExprResolver.resolve(n.expr(), schema, where("project"));
+        p.addExprs(e).addNames(n.name());
+        fields.add(new Field(n.name(), ExprResolver.typeOf(e)));
+        refs.add(e.hasInputRef() ? e.getInputRef() : -1);
+      }
+      int visible = fields.size();
+      int[] outKey = new int[key.length];
+      for (int k = 0; k < key.length; k++) {
+        int pos = refs.indexOf(key[k]);
+        if (pos < 0) {
+          pos = fields.size();
+          Field f = schema.field(key[k]);
+          String hiddenName = f.name().startsWith("_") ? f.name() : "_" + f.name();
+          p.addExprs(Expr.newBuilder().setInputRef(key[k]).setType(Types.toProto(f.type()))).addNames(hiddenName);
+          fields.add(new Field(hiddenName, f.type()));
+          refs.add(key[k]);
+        }
+        outKey[k] = pos;
+      }
+      boolean[] outHidden = new boolean[fields.size()];
+      for (int i = 0; i < outHidden.length; i++) {
+        outHidden[i] = i >= visible || (refs.get(i) >= 0 && hidden[refs.get(i)]);
+      }
+      return add(PlanNode.newBuilder().setProject(p), List.of(this), new Schema(fields), outKey, outHidden);
+    }
+
+    /** Appends window_start and window_end of the tumbling window of {@code timeColumn}. */
+    public Stream tumble(String timeColumn, Duration size) {
+      return window(WindowKind.TUMBLE, timeColumn, size, size);
+    }
+
+    /** One row per hopping window containing {@code timeColumn}, with window_start and window_end. */
+    public Stream hop(String timeColumn, Duration size, Duration slide) {
+      return window(WindowKind.HOP, timeColumn, size, slide);
+    }
+
+    private Stream window(WindowKind kind, String timeColumn, Duration size, Duration slide) {
+      String op = kind.name().toLowerCase(java.util.Locale.ROOT);
+      int t = column(timeColumn, op);
+      if (schema.type(t) != DataType.TIMESTAMP) {
+        throw new PlanException("type mismatch in " + where(op) + ": time column '" + timeColumn + "' is "
+            + schema.type(t).sqlName() + ", must be timestamp");
+      }
+      if (size.toMillis() <= 0 || slide.toMillis() <= 0 || size.toMillis() % slide.toMillis() != 0) {
+        throw new PlanException(where(op) + ": window size " + size.toMillis() + " ms must be a positive multiple of the slide "
+            + slide.toMillis() + " ms");
+      }
+      List<Field> fields = new ArrayList<>(schema.fields());
+      fields.add(new Field("window_start", DataType.TIMESTAMP));
+      fields.add(new Field("window_end", DataType.TIMESTAMP));
+      int[] outKey = kind == WindowKind.HOP ? append(key, schema.size()) : key;
+      WindowNode w = WindowNode.newBuilder().setKind(kind).setTimeColumn(t).setSizeMs(size.toMillis()).setSlideMs(slide.toMillis()).build();
+      return add(PlanNode.newBuilder().setWindow(w), List.of(this), new Schema(fields), outKey, Arrays.copyOf(hidden, fields.size()));
+    }
+
+    public Grouped groupBy(String... columns) {
+      int[] keys = new int[columns.length];
+      for (int i = 0; i < keys.length; i++) {
+        keys[i] = column(columns[i], "group by");
+      }
+      return new Grouped(this, keys);
+    }
+
+    /** Inner equi-join; the right side's columns whose names collide get the suffix {@code _r}. */
+    public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys) {
+      if (leftKeys.isEmpty()) {
+        throw new PlanException("missing key in " + where("join") + ": an equi-join needs at least one key pair");
+      }
+      if (leftKeys.size() != rightKeys.size()) {
+        throw new PlanException(where("join") + ": " + leftKeys.size() + " left keys but " + rightKeys.size() + " right keys");
+      }
+      HashJoinNode.Builder j = HashJoinNode.newBuilder();
+      for (int i = 0; i < leftKeys.size(); i++) {
+        int l = column(leftKeys.get(i), "join");
+        int r = right.column(rightKeys.get(i), "join");
+        DataType lt = schema.type(l);
+        DataType rt = right.schema.type(r);
+        if (!(lt == rt || (lt.isNumeric() && rt.isNumeric() && lt != DataType.DOUBLE && rt != DataType.DOUBLE))) {
+          throw new PlanException("type mismatch in " + where("join") + ": key " + leftKeys.get(i) + " is " + lt.sqlName()
+              + " but " + rightKeys.get(i) + " is " + rt.sqlName());
+        }
+        j.addLeftKeys(l).addRightKeys(r);
+      }
+      List<Field> fields = new ArrayList<>(schema.fields());
+      Set<String> names = new LinkedHashSet<>(schema.names());
+      for (Field f : right.schema.fields()) {
+        String n = f.name();
+        while (names.contains(n)) {
+          n = n + "_r";
+        }
+        names.add(n);
+        fields.add(new Field(n, f.type()));
+      }
+      int[] outKey = Arrays.copyOf(key, key.length + right.key.length);
+      for (int i = 0; i < right.key.length; i++) {
+        outKey[key.length + i] = schema.size() + right.key[i];
+      }
+      boolean[] outHidden = Arrays.copyOf(hidden, fields.size());
+      System.arraycopy(right.hidden, 0, outHidden, schema.size(), right.hidden.length);
+      return add(PlanNode.newBuilder().setHashJoin(j), List.of(this, right), new Schema(fields), outKey, outHidden);
+    }
+
+    /** Materializes this stream as a view keyed by its stream key. */
+    public void materialize(String viewName) {
+      materialize(viewName, null);
+    }
+
+    /**
+     * Materializes with an explicit primary key, which must cover the stream key (else a row could
+     * silently overwrite another).
+     */
+    public void materialize(String viewName, List<String> primaryKey) {
+      if (viewName == null || !viewName.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        throw new PlanException("view name '" + viewName + "' must be an identifier");
+      }
+      Stream in = visibleFirst();
+      int[] pk = in.key;
+      if (primaryKey != null) {
+        pk = new int[primaryKey.size()];
+        for (int i = 0; i < pk.length; i++) {
+          pk[i] = in.column(primaryKey.get(i), "materialize " + viewName);
+        }
+        for (int k : in.key) {
+          if (Arrays.stream(pk).noneMatch(p -> p == k)) {
+            throw new PlanException("missing key in materialize '" + viewName + "': primary key " + primaryKey
+                + " does not cover the stream key column '" + in.schema.field(k).name() + "'; add it to the primary key");
+          }
+        }
+      }
+      int visible = 0;
+      while (visible < in.hidden.length && !in.hidden[visible]) {
+        visible++;
+      }
+      MaterializeNode m = MaterializeNode.newBuilder().setName(viewName).setVisibleColumns(visible).build();
+      sinks++;
+      add(PlanNode.newBuilder().setMaterialize(m), List.of(in), in.schema, pk, in.hidden);
+    }
+
+    /** Writes this stream's changelog to a file (one line per row: op and values). */
+    public void sink(String path) {
+      sinks++;
+      add(PlanNode.newBuilder().setSink(SinkNode.newBuilder().setPath(path)), List.of(this), schema, key, hidden);
+    }
+
+    private Stream visibleFirst() {
+      boolean sorted = true;
+      for (int i = 1; i < hidden.length; i++) {
+        if (hidden[i - 1] && !hidden[i]) {
+          sorted = false;
+        }
+      }
+      if (sorted) {
+        return this;
+      }
+      // Names may repeat after joins; project by position through a fresh resolution.
+      ProjectNode.Builder p = ProjectNode.newBuilder();
+      List<Field> fields = new ArrayList<>();
+      int[] newPos = new int[hidden.length];
+      boolean[] outHidden = new boolean[hidden.length];
+      int n = 0;
+      for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < hidden.length; i++) {
+          if (hidden[i] == (pass == 1)) {
+            Field f = schema.field(i);
+            p.addExprs(Expr.newBuilder().setInputRef(i).setType(Types.toProto(f.type()))).addNames(f.name());
+            fields.add(f);
+            outHidden[n] = pass == 1;
+            newPos[i] = n++;
+          }
+        }
+      }
+      int[] outKey = new int[key.length];
+      for (int k = 0; k < key.length; k++) {
+        outKey[k] = newPos[key[k]];
+      }
+      return add(PlanNode.newBuilder().setProject(p), List.of(this), new Schema(fields), outKey, outHidden);
+    }
+  }
+
+  /** A grouped stream awaiting its aggregate calls. */
+  public final class Grouped {
+    private final Stream in;
+    private final int[] keys;
+
+    Grouped(Stream in, int[] keys) {
+      this.in = in;
+      this.keys = keys;
+    }
+
+    public Stream agg(Agg... calls) {
+      HashAggNode.Builder h = HashAggNode.newBuilder();
+      List<Field> fields = new ArrayList<>();
+      for (int k : keys) {
+        h.addGroupKeys(k);
+        fields.add(in.schema.field(k));
+      }
+      for (Agg a : calls) {
+        AggCall.Builder c = AggCall.newBuilder().setKind(a.kind()).setName(a.name());
+        DataType out = DataType.BIGINT;
+        if (a.kind() != AggKind.COUNT_STAR) {
+          int arg = in.column(a.column(), "aggregate " + a.kind().name().toLowerCase(java.util.Locale.ROOT));
+          DataType t = in.schema.type(arg);
+          c.setArg(arg);
+          switch (a.kind()) {
+            case SUM, AVG -> {
+              if (!t.isNumeric()) {
+                throw new PlanException("type mismatch in " + in.where("aggregate " + a.kind()) + ": " + a.kind() + "(" + a.column()
+                    + ") needs a numeric column, got " + t.sqlName());
+              }
+              out = a.kind() == AggKind.AVG || t == DataType.DOUBLE ? DataType.DOUBLE : DataType.BIGINT;
+            }
+            case MIN, MAX -> out = t;
+            default -> out = DataType.BIGINT;
+          }
+        }
+        h.addCalls(c);
+        fields.add(new Field(a.name(), out));
+      }
+      int[] outKey = new int[keys.length];
+      for (int i = 0; i < keys.length; i++) {
+        outKey[i] = i;
+      }
+      return add(PlanNode.newBuilder().setHashAgg(h), List.of(in), new Schema(fields), outKey, new boolean[fields.size()]);
+    }
+  }
+
+  /** An expression with an output name. */
+  public record Named(Ex expr, String name) {}
+
+  private static int[] append(int[] a, int v) {
+    int[] out = Arrays.copyOf(a, a.length + 1);
+    out[a.length] = v;
+    return out;
+  }
+}

@@ -1,0 +1,156 @@
+package dev.tide.stream.source;
+
+import dev.tide.common.chunk.ChunkBuilder;
+import dev.tide.common.chunk.Op;
+import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.config.Config;
+import dev.tide.proto.plan.SourceNode;
+import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.SourceOperator;
+import dev.tide.stream.nexmark.NexmarkConfig;
+import dev.tide.stream.nexmark.NexmarkGenerator;
+import dev.tide.stream.nexmark.NexmarkTable;
+import dev.tide.stream.operator.ActorContext;
+import dev.tide.stream.state.StateTable;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Emits one Nexmark table from the actor's splits. Split {@code s} of {@code S} owns the table's
+ * ordinals {@code s, s+S, s+2S, ...}; its offset (next ordinal) is saved in the source's state table
+ * at every barrier, so recovery replays exactly the uncommitted suffix.
+ *
+ * <p>The {@code rate} option paces the whole event stream (all tables): this source emits an event
+ * once the stream's clock, {@code rate} event ids per second shared by the actors in proportion to
+ * their splits, has passed its event id. So person, auction and bid sources of one job advance
+ * together. Emission starts at the first barrier and stops while paused.
+ */
+public final class NexmarkSourceOp implements SourceOperator {
+  private final NexmarkTable table;
+  private final NexmarkGenerator generator;
+  private final int splitCount;
+  private final long limit;
+  private final long rate;
+  private final int stateTableId;
+  private final ActorContext ctx;
+  private final ChunkBuilder builder;
+  private int[] splits;
+  private long[] offsets;
+  private StateTable state;
+  private boolean started;
+  private boolean paused;
+  private long baseEventId;
+  private long baseNanos = -1;
+  private int cursor;
+
+  public NexmarkSourceOp(SourceNode node, ActorContext ctx) {
+    Config options = NexmarkSourceOptions.parse(node.getOptionsMap());
+    this.table = NexmarkTable.valueOf(node.getTable().toUpperCase(Locale.ROOT));
+    this.generator = new NexmarkGenerator(NexmarkConfig.defaults()
+        .withSeed(options.get(NexmarkSourceOptions.SEED))
+        .withEventsPerSecond(options.get(NexmarkSourceOptions.EVENT_TIME_RATE)));
+    this.splitCount = node.getSplitCount();
+    long events = options.get(NexmarkSourceOptions.EVENTS);
+    this.limit = events < 0 ? Long.MAX_VALUE : NexmarkGenerator.ordinalsBelow(table, events);
+    this.rate = options.get(NexmarkSourceOptions.RATE);
+    this.stateTableId = node.getStateTableId();
+    this.ctx = ctx;
+    this.builder = new ChunkBuilder(table.schema().types(), StreamChunk.DEFAULT_CAPACITY);
+  }
+
+  @Override
+  public void open() {
+    state = ctx.table(stateTableId);
+    List<Integer> own = ctx.splits();
+    splits = own.stream().mapToInt(Integer::intValue).toArray();
+    offsets = new long[splits.length];
+    for (int i = 0; i < splits.length; i++) {
+      Object[] row = state.get(new Object[] {splits[i]});
+      offsets[i] = row == null ? splits[i] : (Long) row[1];
+    }
+  }
+
+  private boolean exhausted() {
+    for (long o : offsets) {
+      if (o < limit) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Event ids below this may be emitted now. */
+  private long budget(long nowNanos) {
+    if (rate == 0) {
+      return Long.MAX_VALUE;
+    }
+    if (baseNanos < 0) {
+      baseNanos = nowNanos;
+      baseEventId = nextEventId();
+    }
+    return baseEventId + (long) ((nowNanos - baseNanos) / 1e9 * rate) + 1;
+  }
+
+  private long nextEventId() {
+    long min = Long.MAX_VALUE;
+    for (long o : offsets) {
+      if (o < limit) {
+        min = Math.min(min, NexmarkGenerator.eventId(table, o));
+      }
+    }
+    return min;
+  }
+
+  @Override
+  public StreamChunk next(long nowNanos) {
+    if (!started || paused || splits.length == 0) {
+      return null;
+    }
+    long budget = budget(nowNanos);
+    int emptyRounds = 0;
+    while (emptyRounds < splits.length) {
+      int i = cursor;
+      cursor = (cursor + 1) % splits.length;
+      long o = offsets[i];
+      if (o >= limit || NexmarkGenerator.eventId(table, o) >= budget) {
+        emptyRounds++;
+        continue;
+      }
+      emptyRounds = 0;
+      generator.appendRow(table, o, builder);
+      offsets[i] = o + splitCount;
+      StreamChunk full = builder.finishRow(Op.INSERT.code());
+      if (full != null) {
+        return full;
+      }
+    }
+    return builder.take();
+  }
+
+  @Override
+  public long nanosUntilReady(long nowNanos) {
+    if (!started || paused || splits.length == 0 || exhausted()) {
+      return Long.MAX_VALUE;
+    }
+    if (rate == 0) {
+      return 0;
+    }
+    long ahead = nextEventId() - budget(nowNanos);
+    return Math.max(1_000_000L, (long) (ahead * 1e9 / rate));
+  }
+
+  @Override
+  public void onBarrier(Barrier barrier, Emitter out) {
+    started = true;
+    if (barrier.pauses(ctx.jobId())) {
+      paused = true;
+    } else if (barrier.resumes(ctx.jobId()) && paused) {
+      paused = false;
+      baseNanos = -1;
+    }
+    for (int i = 0; i < splits.length; i++) {
+      state.put(new Object[] {splits[i], offsets[i]});
+    }
+    state.commit(barrier.prevEpoch());
+  }
+}

@@ -1,0 +1,31 @@
+package dev.tide.stream.source;
+
+import dev.tide.common.config.Config;
+import dev.tide.common.config.ConfigOption;
+import java.util.List;
+import java.util.Map;
+
+/** Options of the {@code nexmark} source connector, declared once and validated when a plan is built. */
+public final class NexmarkSourceOptions {
+  public static final ConfigOption<Long> EVENTS = ConfigOption.longOption("events", -1L,
+      "Total events of the generated stream (all tables); the source stops after them. -1: unbounded.")
+      .withRule(v -> v >= -1, "-1 (unbounded) or a non-negative count");
+  public static final ConfigOption<Long> RATE = ConfigOption.longOption("rate", 0L,
+      "Events per second emitted by the whole source across its actors; 0: as fast as possible.")
+      .withRule(v -> v >= 0, "0 (unlimited) or a positive rate");
+  public static final ConfigOption<Long> SEED = ConfigOption.longOption("seed", 42L, "Seed of the generator.");
+  public static final ConfigOption<Long> EVENT_TIME_RATE = ConfigOption.longOption("event-time-rate", 10_000L,
+      "Events per second of event time: event e has date_time = base + e * 1000 / event-time-rate ms.")
+      .withRule(v -> v > 0, "a positive rate");
+  public static final ConfigOption<Integer> SPLITS = ConfigOption.intOption("splits", 8,
+      "Number of splits of the source; actors share them, so parallelism above it leaves actors idle.")
+      .withRule(v -> v >= 1 && v <= 4096, "between 1 and 4096");
+
+  public static final List<ConfigOption<?>> ALL = List.of(EVENTS, RATE, SEED, EVENT_TIME_RATE, SPLITS);
+
+  private NexmarkSourceOptions() {}
+
+  public static Config parse(Map<String, String> options) {
+    return Config.parse(options, ALL);
+  }
+}
