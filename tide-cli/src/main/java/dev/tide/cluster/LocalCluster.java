@@ -60,8 +60,13 @@ public final class LocalCluster implements AutoCloseable {
   public record Node(ComputeNode compute, Server server, int slots) {}
 
   public LocalCluster(Path dataDir, Config config, int computeNodes, int slotsPerNode) {
+    this(new LocalObjectStore(dataDir.resolve("objects")), config, computeNodes, slotsPerNode);
+  }
+
+  /** A cluster over the given object store (tests pass one that injects faults). */
+  public LocalCluster(ObjectStore objects, Config config, int computeNodes, int slotsPerNode) {
     this.config = config;
-    this.objects = new LocalObjectStore(dataDir.resolve("objects"));
+    this.objects = objects;
     this.blockCacheBytes = 64L << 20;
     this.meta = new Meta(config, Clock.SYSTEM, address -> InProcessChannelBuilder.forName(address).build());
     try {
@@ -136,33 +141,52 @@ public final class LocalCluster implements AutoCloseable {
     return out;
   }
 
-  /** True once every bounded source of the job has committed offsets past its last event. */
-  public boolean sourcesDone(JobDefinition job) {
+  /** Committed progress of one source of a job. */
+  public record SourceProgress(String table, long emitted, long total) {
+    public boolean done() {
+      return total >= 0 && emitted >= total;
+    }
+  }
+
+  /**
+   * Committed progress of every source of the job, from the split offsets in the committed state:
+   * a split's offset is its next ordinal, so it has emitted {@code ceil((offset - split) / splits)} rows.
+   */
+  public List<SourceProgress> sourceProgress(JobDefinition job) {
     StateStore reader = reader();
+    List<SourceProgress> out = new ArrayList<>();
     for (Fragment f : job.getFragmentsList()) {
       for (PlanNode n : f.getNodesList()) {
         if (!n.hasSource()) {
           continue;
         }
         long events = NexmarkSourceOptions.parse(n.getSource().getOptionsMap()).get(NexmarkSourceOptions.EVENTS);
-        if (events < 0) {
-          return false;
-        }
         NexmarkTable table = NexmarkTable.valueOf(n.getSource().getTable().toUpperCase(Locale.ROOT));
-        long limit = NexmarkGenerator.ordinalsBelow(table, events);
+        long total = events < 0 ? -1 : NexmarkGenerator.ordinalsBelow(table, events);
+        int splits = n.getSource().getSplitCount();
         TableCatalog t = job.getTablesList().stream().filter(c -> c.getTableId() == n.getSource().getStateTableId()).findFirst().orElseThrow();
-        List<Object[]> offsets = StateTable.scanAll(reader, t);
-        if (offsets.size() < n.getSource().getSplitCount()) {
-          return false;
+        long emitted = 0;
+        for (Object[] row : StateTable.scanAll(reader, t)) {
+          long split = (Integer) row[0];
+          long offset = total < 0 ? (Long) row[1] : Math.min((Long) row[1], roundUp(total, split, splits));
+          emitted += (offset - split + splits - 1) / splits;
         }
-        for (Object[] row : offsets) {
-          if ((Long) row[1] < limit) {
-            return false;
-          }
-        }
+        out.add(new SourceProgress(n.getSource().getTable(), emitted, total));
       }
     }
-    return true;
+    return out;
+  }
+
+  /** The first ordinal of the split at or past {@code total}: where a finished split's offset stops. */
+  private static long roundUp(long total, long split, int splits) {
+    long k = Math.max(0, (total - split + splits - 1) / splits);
+    return split + k * splits;
+  }
+
+  /** True once every bounded source of the job has committed offsets past its last event. */
+  public boolean sourcesDone(JobDefinition job) {
+    List<SourceProgress> p = sourceProgress(job);
+    return !p.isEmpty() && p.stream().allMatch(SourceProgress::done);
   }
 
   @Override

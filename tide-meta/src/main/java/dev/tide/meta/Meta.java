@@ -289,9 +289,10 @@ public final class Meta implements AutoCloseable {
     events.add(() -> onCollected(workerId, epoch, ssts));
   }
 
-  /** A worker reports an actor failure. Called from RPC threads. */
+  /** A worker reports a failure of one of its actors ({@code actorId >= 0}) or of itself. Called from RPC threads. */
   public void failed(int workerId, long actorId, String error) {
-    events.add(() -> requestRecovery("actor " + actorId + " on worker " + workerId + " failed: " + error));
+    String who = actorId < 0 ? "worker " + workerId : "actor " + actorId + " on worker " + workerId;
+    events.add(() -> requestRecovery(who + " failed: " + error));
   }
 
   // ---------------------------------------------------------------- driver
