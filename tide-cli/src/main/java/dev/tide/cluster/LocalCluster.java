@@ -108,6 +108,25 @@ public final class LocalCluster implements AutoCloseable {
     return nodes;
   }
 
+  /**
+   * Gracefully removes a node: meta migrates its actors off, then deregisters it; the node is
+   * stopped once it hosts nothing. Returns immediately; see {@link #drained}.
+   */
+  public void drain(int index) {
+    meta.drainWorker(nodes.get(index).compute().workerId());
+  }
+
+  /** True once a draining node was deregistered by meta; stops it then. */
+  public boolean drained(int index) {
+    Node n = nodes.get(index);
+    boolean gone = meta.workers().stream().noneMatch(w -> w.id() == n.compute().workerId());
+    if (gone && !n.server().isShutdown()) {
+      n.server().shutdownNow();
+      n.compute().shutdown();
+    }
+    return gone;
+  }
+
   /** Simulates a machine failure: the node's actors stop and its server goes away. */
   public void crash(int index) {
     Node n = nodes.get(index);

@@ -4,6 +4,11 @@ import dev.tide.common.config.Config;
 import dev.tide.common.store.VersionDeltas;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.barrier.BarrierCoordinator;
+import dev.tide.meta.scale.Intent;
+import dev.tide.meta.scale.JobIntent;
+import dev.tide.meta.scale.LayoutDiff;
+import dev.tide.meta.scale.LayoutPlanner;
+import dev.tide.meta.scale.RescheduleException;
 import dev.tide.meta.schedule.ActorPlacement;
 import dev.tide.meta.schedule.JobLayout;
 import dev.tide.meta.schedule.Layouts;
@@ -22,6 +27,7 @@ import dev.tide.proto.stream.Mutation;
 import dev.tide.proto.stream.Pause;
 import dev.tide.proto.stream.ResetRequest;
 import dev.tide.proto.stream.Stop;
+import dev.tide.proto.stream.Update;
 import dev.tide.proto.stream.StreamServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -62,6 +68,7 @@ public final class Meta implements AutoCloseable {
     final ManagedChannel channel;
     final StreamServiceGrpc.StreamServiceBlockingStub stub;
     boolean alive = true;
+    boolean draining;
 
     WorkerState(Worker worker, ManagedChannel channel) {
       this.worker = worker;
@@ -73,13 +80,20 @@ public final class Meta implements AutoCloseable {
   private static final class JobEntry {
     final JobDefinition def;
     JobLayout layout;
+    JobIntent intent;
     boolean paused;
+    /** Previous epoch of the barrier carrying this job's reschedule until it commits; 0 when none is in flight. */
+    long reschedulingEpoch;
 
-    JobEntry(JobDefinition def, JobLayout layout) {
+    JobEntry(JobDefinition def, JobLayout layout, JobIntent intent) {
       this.def = def;
       this.layout = layout;
+      this.intent = intent;
     }
   }
+
+  /** A mutation waiting for the next barrier; an Update also carries its job and target layout. */
+  private record PendingMutation(Mutation mutation, JobEntry job, JobLayout target) {}
 
   private final Config config;
   private final Clock clock;
@@ -91,7 +105,7 @@ public final class Meta implements AutoCloseable {
   // Driver-thread state.
   private final TreeMap<Integer, WorkerState> workers = new TreeMap<>();
   private final TreeMap<Integer, JobEntry> jobs = new TreeMap<>();
-  private final List<Mutation> pendingMutations = new ArrayList<>();
+  private final List<PendingMutation> pendingMutations = new ArrayList<>();
   private final List<Integer> droppingJobs = new ArrayList<>();
   private final BarrierCoordinator barriers = new BarrierCoordinator(1);
   private StoreVersion version = VersionDeltas.empty();
@@ -103,6 +117,7 @@ public final class Meta implements AutoCloseable {
   private int nextJobId = 1;
   private long committedBarriers;
   private long recoveries;
+  private long membershipChangedMs;
 
   private final AtomicLong nextSstId = new AtomicLong(1);
   private volatile StoreVersion committedView = version;
@@ -162,6 +177,7 @@ public final class Meta implements AutoCloseable {
       int id = nextWorkerId++;
       Worker w = new Worker(id, address, slots);
       workers.put(id, new WorkerState(w, connector.apply(address)));
+      membershipChangedMs = clock.nowMillis();
       LOG.info("worker {} registered at {} with {} slots", id, address, slots);
       return id;
     });
@@ -185,13 +201,12 @@ public final class Meta implements AutoCloseable {
           throw new IllegalArgumentException("a job named '" + def.getName() + "' already exists; drop it first");
         }
       }
-      int parallelism = config.get(MetaOptions.DEFAULT_PARALLELISM);
-      List<Worker> alive = aliveWorkers();
-      if (parallelism == 0) {
-        parallelism = alive.stream().mapToInt(Worker::slots).sum();
-      }
-      JobLayout layout = Layouts.initial(def, alive, parallelism, () -> nextActorId++);
-      JobEntry entry = new JobEntry(def, layout);
+      int fixed = config.get(MetaOptions.DEFAULT_PARALLELISM);
+      JobIntent intent = fixed == 0 ? JobIntent.adaptive() : new JobIntent(new Intent.Fixed(fixed), new java.util.TreeMap<>());
+      List<Worker> schedulable = schedulableWorkers();
+      int parallelism = intent.job().resolve(schedulable.stream().mapToInt(Worker::slots).sum());
+      JobLayout layout = Layouts.initial(def, schedulable, parallelism, () -> nextActorId++);
+      JobEntry entry = new JobEntry(def, layout, intent);
       buildActors(entry);
       jobs.put(def.getJobId(), entry);
       LOG.info("job '{}' created: {} fragments, {} actors on workers {}", def.getName(), def.getFragmentsCount(),
@@ -204,8 +219,11 @@ public final class Meta implements AutoCloseable {
   public void dropJob(String name) {
     call(() -> {
       JobEntry j = jobByName(name);
+      if (j.reschedulingEpoch > 0 || pendingUpdateOf(j)) {
+        throw new IllegalStateException("drop of job '" + name + "' refused: a reschedule of it is in flight; retry once it commits");
+      }
       List<Long> ids = j.layout.allActors().stream().map(ActorPlacement::actorId).toList();
-      pendingMutations.add(Mutation.newBuilder().setStop(Stop.newBuilder().addAllActorIds(ids)).build());
+      pendingMutations.add(new PendingMutation(Mutation.newBuilder().setStop(Stop.newBuilder().addAllActorIds(ids)).build(), null, null));
       droppingJobs.add(j.def.getJobId());
       return null;
     });
@@ -217,7 +235,7 @@ public final class Meta implements AutoCloseable {
       JobEntry j = jobByName(name);
       if (j.paused != paused) {
         j.paused = paused;
-        pendingMutations.add(pauseMutation(List.of(j.def.getJobId()), paused));
+        pendingMutations.add(new PendingMutation(pauseMutation(List.of(j.def.getJobId()), paused), null, null));
       }
       return null;
     });
@@ -303,6 +321,11 @@ public final class Meta implements AutoCloseable {
         long now = clock.nowMillis();
         if (recoveryReason != null) {
           recover(now);
+        } else {
+          membershipStep(now);
+        }
+        if (recoveryReason != null) {
+          // recovering: no barriers
         } else if (now >= nextInjectMs && barriers.inflightCount() < config.get(MetaOptions.MAX_INFLIGHT_BARRIERS)
             && !workers.isEmpty()) {
           inject(now);
@@ -323,6 +346,12 @@ public final class Meta implements AutoCloseable {
     }
   }
 
+  private List<Worker> schedulableWorkers() {
+    List<Worker> out = new ArrayList<>();
+    workers.values().stream().filter(w -> w.alive && !w.draining).forEach(w -> out.add(w.worker));
+    return out;
+  }
+
   private List<Worker> aliveWorkers() {
     List<Worker> out = new ArrayList<>();
     workers.values().stream().filter(w -> w.alive).forEach(w -> out.add(w.worker));
@@ -340,6 +369,7 @@ public final class Meta implements AutoCloseable {
     if (w.alive) {
       LOG.warn("worker {} at {} is unreachable: {}", w.worker.id(), w.worker.address(), e.toString());
       w.alive = false;
+      membershipChangedMs = clock.nowMillis();
     }
     requestRecovery("worker " + w.worker.id() + " lost");
   }
@@ -348,8 +378,9 @@ public final class Meta implements AutoCloseable {
     long prev = lastCurrEpoch < 0 ? barriers.newEpoch() : lastCurrEpoch;
     long curr = barriers.newEpoch();
     Barrier.Builder b = Barrier.newBuilder().setCurrEpoch(curr).setPrevEpoch(prev).setCheckpoint(true).setInjectTimeMs(now);
-    if (!pendingMutations.isEmpty()) {
-      b.setMutation(pendingMutations.remove(0));
+    PendingMutation pending = pendingMutations.isEmpty() ? null : pendingMutations.remove(0);
+    if (pending != null) {
+      b.setMutation(pending.mutation());
     }
     Barrier barrier = b.build();
     Set<Integer> targets = new TreeSet<>();
@@ -357,17 +388,14 @@ public final class Meta implements AutoCloseable {
       if (!w.alive) {
         continue;
       }
-      InjectBarrierRequest.Builder req = InjectBarrierRequest.newBuilder().setBarrier(barrier);
+      InjectBarrierRequest.Builder req = InjectBarrierRequest.newBuilder().setBarrier(barrier).setWorkerId(w.worker.id());
       for (JobEntry j : jobs.values()) {
-        for (Fragment f : j.def.getFragmentsList()) {
-          for (ActorPlacement a : j.layout.actors(f.getFragmentId())) {
-            if (a.workerId() == w.worker.id()) {
-              req.addActorsToCollect(a.actorId());
-              if (f.getHasSource()) {
-                req.addActorsToSend(a.actorId());
-              }
-            }
-          }
+        addActors(req, j.def, j.layout, w.worker.id(), Set.of());
+        if (pending != null && pending.job() == j) {
+          // Actors the reschedule adds see this barrier too: it is their first.
+          Set<Long> existing = new HashSet<>();
+          j.layout.allActors().forEach(a -> existing.add(a.actorId()));
+          addActors(req, j.def, pending.target(), w.worker.id(), existing);
         }
       }
       try {
@@ -380,6 +408,10 @@ public final class Meta implements AutoCloseable {
     }
     lastCurrEpoch = curr;
     barriers.injected(prev, now, targets);
+    if (pending != null && pending.job() != null) {
+      pending.job().layout = pending.target();
+      pending.job().reschedulingEpoch = prev;
+    }
     if (barrier.hasMutation() && barrier.getMutation().hasStop()) {
       for (int jobId : droppingJobs) {
         JobEntry j = jobs.remove(jobId);
@@ -387,6 +419,170 @@ public final class Meta implements AutoCloseable {
       }
       droppingJobs.clear();
     }
+  }
+
+  /** Adds a layout's actors on one worker (except {@code skip}) to a barrier's collect and send lists. */
+  private static void addActors(InjectBarrierRequest.Builder req, JobDefinition def, JobLayout layout, int worker, Set<Long> skip) {
+    for (Fragment f : def.getFragmentsList()) {
+      for (ActorPlacement a : layout.actors(f.getFragmentId())) {
+        if (a.workerId() == worker && !skip.contains(a.actorId())) {
+          req.addActorsToCollect(a.actorId());
+          if (f.getHasSource()) {
+            req.addActorsToSend(a.actorId());
+          }
+        }
+      }
+    }
+  }
+
+  private boolean pendingUpdateOf(JobEntry j) {
+    return pendingMutations.stream().anyMatch(p -> p.job() == j);
+  }
+
+  // ---------------------------------------------------------------- rescheduling
+
+  /**
+   * Validates and applies a reschedule: derives the target layout (pure), builds the actors it adds,
+   * and queues one barrier carrying the Update mutation. Bad requests change nothing. A second
+   * reschedule of a job whose previous one has not committed is refused.
+   */
+  public RescheduleResult reschedule(RescheduleRequest req) {
+    return call(() -> rescheduleNow(req));
+  }
+
+  private RescheduleResult rescheduleNow(RescheduleRequest req) {
+    JobEntry j = jobByName(req.job());
+    if (recoveryReason != null) {
+      throw new IllegalStateException("reschedule of job '" + req.job() + "' refused: the cluster is recovering; retry shortly");
+    }
+    if (j.reschedulingEpoch > 0 || pendingUpdateOf(j)) {
+      throw new RescheduleException("reschedule of job '" + req.job() + "' refused: a previous reschedule of it is in flight"
+          + (j.reschedulingEpoch > 0 ? " (epoch " + j.reschedulingEpoch + " not yet committed)" : "") + "; retry once it commits");
+    }
+    long[] ids = {nextActorId};
+    List<Worker> schedulable = schedulableWorkers();
+    JobLayout target = req.plan() != null
+        ? LayoutPlanner.forPlan(j.def, j.layout, req.plan(), schedulable, () -> ids[0]++)
+        : LayoutPlanner.forIntent(j.def, j.layout, req.intent(), schedulable, () -> ids[0]++);
+    LayoutDiff diff = LayoutDiff.of(j.def, j.layout, target);
+    if (req.dryRun()) {
+      return new RescheduleResult(diff, false);
+    }
+    if (req.intent() != null) {
+      j.intent = req.intent();
+    }
+    if (diff.isEmpty()) {
+      return new RescheduleResult(diff, false);
+    }
+    nextActorId = ids[0];
+    Set<Long> before = new HashSet<>();
+    j.layout.allActors().forEach(a -> before.add(a.actorId()));
+    Set<Long> after = new HashSet<>();
+    target.allActors().forEach(a -> after.add(a.actorId()));
+    List<ActorInfo> infos = Layouts.actorInfos(j.def, target);
+    TreeMap<Integer, List<ActorInfo>> added = new TreeMap<>();
+    Update.Builder update = Update.newBuilder().setJobId(j.def.getJobId());
+    for (ActorInfo a : infos) {
+      if (before.contains(a.getActorId())) {
+        update.addActors(a);
+      } else {
+        update.addAddedActorIds(a.getActorId());
+        added.computeIfAbsent(a.getWorkerId(), k -> new ArrayList<>()).add(a);
+      }
+    }
+    before.stream().filter(id -> !after.contains(id)).sorted().forEach(update::addDroppedActorIds);
+    for (Map.Entry<Integer, List<ActorInfo>> e : added.entrySet()) {
+      WorkerState w = workers.get(e.getKey());
+      try {
+        w.stub.buildActors(BuildActorsRequest.newBuilder().setJob(j.def).addAllActors(e.getValue()).build());
+      } catch (StatusRuntimeException ex) {
+        markDead(w, ex); // the recovery that follows rebuilds the old layout; the new actors are discarded
+        throw new IllegalStateException("reschedule of job '" + req.job() + "' failed: worker " + w.worker.id()
+            + " could not build actors: " + ex.getStatus());
+      }
+    }
+    pendingMutations.add(new PendingMutation(Mutation.newBuilder().setUpdate(update).build(), j, target));
+    nextInjectMs = clock.nowMillis();
+    LOG.info("reschedule of job '{}': {} actors -> {} (+{} -{}), {} vnodes move", j.def.getName(), before.size(), after.size(),
+        update.getAddedActorIdsCount(), update.getDroppedActorIdsCount(), diff.movedVnodes());
+    return new RescheduleResult(diff, true);
+  }
+
+  /** Marks a worker draining: its actors are migrated off by the membership step, then it is deregistered. */
+  public void drainWorker(int workerId) {
+    call(() -> {
+      WorkerState w = workers.get(workerId);
+      if (w == null || !w.alive) {
+        throw new IllegalArgumentException("unknown worker " + workerId + "; workers: " + aliveWorkers().stream().map(Worker::id).toList());
+      }
+      if (!w.draining) {
+        w.draining = true;
+        membershipChangedMs = clock.nowMillis() - config.get(MetaOptions.SETTLE_DELAY).toMillis(); // drain at once
+        LOG.info("worker {} draining", workerId);
+      }
+      return null;
+    });
+  }
+
+  /**
+   * One membership round: after the settle delay, reschedule up to a batch of jobs whose layout no
+   * longer matches their intent on the schedulable workers (a worker joined or is draining); then
+   * deregister draining workers that host no actor.
+   */
+  private void membershipStep(long now) {
+    if (now - membershipChangedMs < config.get(MetaOptions.SETTLE_DELAY).toMillis()) {
+      return;
+    }
+    int budget = config.get(MetaOptions.RESCHEDULE_BATCH);
+    List<Worker> schedulable = schedulableWorkers();
+    if (schedulable.isEmpty()) {
+      return;
+    }
+    for (JobEntry j : jobs.values()) {
+      if (budget == 0) {
+        break;
+      }
+      if (j.reschedulingEpoch > 0 || pendingUpdateOf(j) || droppingJobs.contains(j.def.getJobId())) {
+        continue;
+      }
+      long[] ids = {nextActorId};
+      JobLayout target;
+      try {
+        target = LayoutPlanner.forIntent(j.def, j.layout, j.intent, schedulable, () -> ids[0]++);
+      } catch (RuntimeException e) {
+        LOG.warn("membership reschedule of job '{}' skipped: {}", j.def.getName(), e.getMessage());
+        continue;
+      }
+      if (!LayoutDiff.of(j.def, j.layout, target).isEmpty()) {
+        try {
+          rescheduleNow(RescheduleRequest.scale(j.def.getName(), j.intent));
+        } catch (RuntimeException e) {
+          LOG.warn("membership reschedule of job '{}' failed: {}", j.def.getName(), e.getMessage());
+        }
+        budget--;
+      }
+    }
+    for (WorkerState w : new ArrayList<>(workers.values())) {
+      if (w.draining && w.alive && jobs.values().stream().noneMatch(j -> Layouts.workersOf(j.layout).contains(w.worker.id()))
+          && jobs.values().stream().allMatch(j -> j.reschedulingEpoch == 0)) {
+        LOG.info("worker {} drained and deregistered", w.worker.id());
+        workers.remove(w.worker.id());
+        w.channel.shutdownNow();
+      }
+    }
+  }
+
+  /** A consistent snapshot for tools and scaling policies. */
+  public ClusterSnapshot snapshot() {
+    return call(() -> {
+      Map<String, ClusterSnapshot.JobView> views = new TreeMap<>();
+      for (JobEntry j : jobs.values()) {
+        views.put(j.def.getName(), new ClusterSnapshot.JobView(j.def, j.intent, j.layout, j.paused,
+            j.reschedulingEpoch > 0 || pendingUpdateOf(j)));
+      }
+      List<Integer> draining = workers.values().stream().filter(w -> w.draining).map(w -> w.worker.id()).toList();
+      return new ClusterSnapshot(aliveWorkers(), draining, views, stats);
+    });
   }
 
   private void onCollected(int workerId, long epoch, List<dev.tide.proto.store.SstInfo> ssts) {
@@ -400,6 +596,11 @@ public final class Meta implements AutoCloseable {
       version = VersionDeltas.apply(version, delta);
       committedView = version;
       committedBarriers++;
+      for (JobEntry j : jobs.values()) {
+        if (j.reschedulingEpoch > 0 && j.reschedulingEpoch <= c.epoch()) {
+          j.reschedulingEpoch = 0;
+        }
+      }
       for (WorkerState w : workers.values()) {
         if (w.alive) {
           try {
@@ -418,6 +619,7 @@ public final class Meta implements AutoCloseable {
     recoveries++;
     barriers.abort();
     pendingMutations.clear();
+    jobs.values().forEach(j -> j.reschedulingEpoch = 0);
     for (int jobId : droppingJobs) {
       jobs.remove(jobId);
     }
@@ -452,7 +654,7 @@ public final class Meta implements AutoCloseable {
     }
     List<Integer> paused = jobs.values().stream().filter(j -> j.paused).map(j -> j.def.getJobId()).toList();
     if (!paused.isEmpty()) {
-      pendingMutations.add(pauseMutation(paused, true));
+      pendingMutations.add(new PendingMutation(pauseMutation(paused, true), null, null));
     }
     LOG.info("recovered from '{}' at committed epoch {} with workers {}", recoveryReason, version.getMaxCommittedEpoch(),
         alive.stream().map(Worker::id).toList());

@@ -19,7 +19,15 @@ public final class MetaOptions {
       "Vnodes of a new job: the most actors a fragment can have.")
       .withRule(v -> v >= 1 && v <= 32768, "between 1 and 32768");
 
-  public static final List<ConfigOption<?>> ALL = List.of(BARRIER_INTERVAL, MAX_INFLIGHT_BARRIERS, DEFAULT_PARALLELISM, VNODE_COUNT);
+  public static final ConfigOption<Duration> SETTLE_DELAY = ConfigOption.durationOption("scaling.settle-delay", Duration.ofSeconds(5),
+      "After a worker joins or starts draining, how long membership must stay unchanged before jobs are rescheduled onto it or off it.")
+      .withRule(d -> !d.isNegative() && d.toMillis() <= 3_600_000, "between 0 and 1h");
+  public static final ConfigOption<Integer> RESCHEDULE_BATCH = ConfigOption.intOption("scaling.batch-jobs", 2,
+      "Most jobs rescheduled per round after a membership change (bounded batches).")
+      .withRule(v -> v >= 1 && v <= 1000, "between 1 and 1000");
+
+  public static final List<ConfigOption<?>> ALL = List.of(BARRIER_INTERVAL, MAX_INFLIGHT_BARRIERS, DEFAULT_PARALLELISM, VNODE_COUNT,
+      SETTLE_DELAY, RESCHEDULE_BATCH);
 
   private MetaOptions() {}
 }

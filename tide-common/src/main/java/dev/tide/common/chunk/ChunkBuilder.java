@@ -13,7 +13,11 @@ public final class ChunkBuilder {
   private byte[] ops;
   private int size;
 
+  /** @param capacity rows per finished chunk, at least 1 */
   public ChunkBuilder(DataType[] types, int capacity) {
+    if (capacity < 1) {
+      throw new IllegalArgumentException("chunk capacity " + capacity + " must be at least 1");
+    }
     this.capacity = capacity;
     this.builders = new ColumnBuilder[types.length];
     for (int i = 0; i < types.length; i++) {

@@ -332,17 +332,20 @@ public abstract sealed class ColumnBuilder
         out[pos] = '0';
         return pos + 1;
       }
+      // Digits are produced from the negative magnitude: -Long.MIN_VALUE does not fit in a long.
+      long neg = v;
       if (v < 0) {
         out[pos++] = '-';
-        v = -v;
+      } else {
+        neg = -v;
       }
       int digits = 0;
-      for (long t = v; t > 0; t /= 10) {
+      for (long t = neg; t < 0; t /= 10) {
         digits++;
       }
       for (int i = digits - 1; i >= 0; i--) {
-        out[pos + i] = (byte) ('0' + (v % 10));
-        v /= 10;
+        out[pos + i] = (byte) ('0' - (neg % 10));
+        neg /= 10;
       }
       return pos + digits;
     }

@@ -18,6 +18,10 @@ import java.util.Arrays;
  * bit flipped (all bits if negative); BOOLEAN as one byte; VARCHAR as its UTF-8 bytes with each
  * {@code 0x00} escaped as {@code 0x00 0xFF}, terminated by {@code 0x00 0x00}.
  *
+ * <p>Equivalences: {@code -0.0} encodes as {@code 0.0} and every NaN as the canonical NaN, which
+ * sorts above {@code +Infinity}; decoding gives back {@code 0.0} and {@code NaN}. VARCHAR orders by
+ * Unicode code point (UTF-8 byte order), not by {@link String#compareTo}'s UTF-16 order.
+ *
  * <p>A state key is {@code table_id (4 B) | vnode (2 B) | encoded pk}; see {@link #startStateKey}.
  * Thread-safety: confined (reusable buffer).
  */

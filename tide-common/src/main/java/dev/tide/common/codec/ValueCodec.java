@@ -54,39 +54,64 @@ public final class ValueCodec {
     return out;
   }
 
+  /**
+   * Decodes a row encoded by {@link #encode} with the same types.
+   *
+   * @throws IllegalArgumentException if {@code in} is shorter or longer than a row of {@code types}
+   */
   public static Object[] decode(DataType[] types, byte[] in) {
     Object[] row = new Object[types.length];
     int p = 0;
     for (int i = 0; i < types.length; i++) {
-      if (p >= in.length) {
-        throw new IllegalArgumentException("value of " + in.length + " bytes too short for types " + Arrays.toString(types));
-      }
+      need(types, in, p, 1);
       if (in[p++] == 0) {
         continue;
       }
       switch (types[i]) {
         case INT -> {
+          need(types, in, p, 4);
           row[i] = getInt(in, p);
           p += 4;
         }
         case BIGINT, TIMESTAMP -> {
+          need(types, in, p, 8);
           row[i] = getLong(in, p);
           p += 8;
         }
         case DOUBLE -> {
+          need(types, in, p, 8);
           row[i] = Double.longBitsToDouble(getLong(in, p));
           p += 8;
         }
-        case BOOLEAN -> row[i] = in[p++] != 0;
+        case BOOLEAN -> {
+          need(types, in, p, 1);
+          row[i] = in[p++] != 0;
+        }
         case VARCHAR -> {
+          need(types, in, p, 4);
           int len = getInt(in, p);
           p += 4;
+          if (len < 0) {
+            throw new IllegalArgumentException("value has a negative string length " + len + " at byte " + (p - 4)
+                + " for types " + Arrays.toString(types));
+          }
+          need(types, in, p, len);
           row[i] = new String(in, p, len, StandardCharsets.UTF_8);
           p += len;
         }
       }
     }
+    if (p != in.length) {
+      throw new IllegalArgumentException("value of " + in.length + " bytes has " + (in.length - p)
+          + " bytes beyond a row of types " + Arrays.toString(types));
+    }
     return row;
+  }
+
+  private static void need(DataType[] types, byte[] in, int p, int n) {
+    if (n > in.length - p) {
+      throw new IllegalArgumentException("value of " + in.length + " bytes too short for types " + Arrays.toString(types));
+    }
   }
 
   private static int putInt(byte[] b, int p, int v) {

@@ -52,8 +52,15 @@ public final class ConfigOption<T> {
     return new ConfigOption<>(key, def, description, Durations::parse, v -> true, "a duration such as 500ms, 30s, 5min");
   }
 
-  /** The same option with an added rule; {@code ruleText} completes "must be ...". */
+  /**
+   * The same option with an added rule; {@code ruleText} completes "must be ...". A non-null default
+   * must satisfy the rule: a declaration that breaks its own rule is refused here.
+   */
   public ConfigOption<T> withRule(Predicate<T> check, String ruleText) {
+    if (defaultValue != null && !check.test(defaultValue)) {
+      throw new IllegalArgumentException("option '" + key + "' declared with default " + defaultValue
+          + ", which breaks its rule: must be " + ruleText);
+    }
     Predicate<T> prev = rule;
     return new ConfigOption<>(key, defaultValue, description, parser, v -> prev.test(v) && check.test(v), ruleText);
   }
@@ -93,13 +100,17 @@ public final class ConfigOption<T> {
     } catch (RuntimeException e) {
       throw new ConfigException(key, raw, ruleText);
     }
-    validate(v);
+    if (v == null || !rule.test(v)) {
+      // Quote what the user wrote, not the parsed value's toString (a Duration would print as PT0.005S).
+      throw new ConfigException(key, raw, ruleText);
+    }
     return v;
   }
 
+  /** Checks a typed value against the rule; the error shows durations in {@link Durations} form. */
   public void validate(T v) {
     if (v == null || !rule.test(v)) {
-      throw new ConfigException(key, String.valueOf(v), ruleText);
+      throw new ConfigException(key, v instanceof Duration d ? Durations.format(d) : String.valueOf(v), ruleText);
     }
   }
 }

@@ -100,27 +100,39 @@ public final class VnodeBitmap {
   }
 
   public boolean isSubsetOf(VnodeBitmap other) {
+    sameCount(other, "isSubsetOf");
     BitSet b = (BitSet) bits.clone();
     b.andNot(other.bits);
     return b.isEmpty();
   }
 
   public VnodeBitmap and(VnodeBitmap other) {
+    sameCount(other, "and");
     BitSet b = (BitSet) bits.clone();
     b.and(other.bits);
     return new VnodeBitmap(vnodeCount, b);
   }
 
   public VnodeBitmap or(VnodeBitmap other) {
+    sameCount(other, "or");
     BitSet b = (BitSet) bits.clone();
     b.or(other.bits);
     return new VnodeBitmap(vnodeCount, b);
   }
 
   public VnodeBitmap andNot(VnodeBitmap other) {
+    sameCount(other, "andNot");
     BitSet b = (BitSet) bits.clone();
     b.andNot(other.bits);
     return new VnodeBitmap(vnodeCount, b);
+  }
+
+  /** Set operations are defined only between bitmaps over the same vnode count. */
+  private void sameCount(VnodeBitmap other, String op) {
+    if (other.vnodeCount != vnodeCount) {
+      throw new IllegalArgumentException(op + " of vnode bitmaps refused: vnode counts differ (" + vnodeCount + " and "
+          + other.vnodeCount + ")");
+    }
   }
 
   /** Inclusive [from, to] runs of set vnodes. */
@@ -160,12 +172,22 @@ public final class VnodeBitmap {
     return bits.hashCode() * 31 + vnodeCount;
   }
 
-  /** A dense owner array, vnode → index of the bitmap holding it, -1 where none does. */
+  /**
+   * A dense owner array, vnode → index of the bitmap holding it, -1 where none does. The bitmaps must
+   * be over {@code vnodeCount} vnodes and disjoint (no vnode has two owners).
+   */
   public static int[] ownerArray(int vnodeCount, List<VnodeBitmap> bitmaps) {
     int[] owner = new int[vnodeCount];
     Arrays.fill(owner, -1);
     for (int a = 0; a < bitmaps.size(); a++) {
+      if (bitmaps.get(a).vnodeCount != vnodeCount) {
+        throw new IllegalArgumentException("owner array over " + vnodeCount + " vnodes refused: bitmap " + a + " is over "
+            + bitmaps.get(a).vnodeCount + " vnodes");
+      }
       for (int v : bitmaps.get(a).toArray()) {
+        if (owner[v] >= 0) {
+          throw new IllegalArgumentException("owner array refused: vnode " + v + " is in bitmaps " + owner[v] + " and " + a);
+        }
         owner[v] = a;
       }
     }

@@ -1,8 +1,18 @@
 package dev.tide.stream.actor;
 
 import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.time.Clock;
+import dev.tide.proto.stream.ActorInfo;
+import dev.tide.proto.stream.DispatcherInfo;
+import dev.tide.proto.stream.MergeInfo;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -11,8 +21,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Barrier alignment: after an input channel delivers a barrier it is not read again until every
  * input has delivered the same barrier. Then operators see {@code onBarrier} leaves first, the
- * barrier goes to every dispatcher, and the node's {@link BarrierListener} is told. A barrier whose
- * Stop mutation names this actor ends it after it has been forwarded.
+ * barrier goes to every dispatcher, and the node's {@link BarrierListener} is told.
+ *
+ * <p>Reschedules (an Update barrier naming this actor) follow spec online-scaling 9: dispatchers add
+ * new outputs before forwarding the barrier and switch to the new outputs and mapping right after;
+ * merges swap inputs at the aligned barrier (a newly added upstream's copy of the same barrier is
+ * skipped); operators get the new vnodes or splits; a dropped actor ends after forwarding. An actor
+ * reads state only after the previous epoch of its first barrier, and of any barrier that gave it
+ * vnodes or splits, is committed.
  *
  * <p>Thread-safety: everything but {@link #stop} runs on the actor thread.
  */
@@ -24,23 +40,49 @@ public final class Actor implements Runnable {
     void failed(long actorId, Throwable error);
   }
 
+  /** What an actor needs from its node to rewire itself. */
+  public interface Wiring {
+    Channel channel(long upActor, long downActor);
+
+    Dispatcher dispatcher(long actorId, DispatcherInfo info);
+
+    /** Blocks until the node has a committed version with max committed epoch ≥ {@code epoch}. */
+    void waitCommitted(long epoch) throws InterruptedException;
+  }
+
   /** An operator in the actor's tree: its parent's index (-1 for the root) and its side there. */
   public record Node(Operator operator, int parent, int side) {}
 
-  /** An input channel and the index of the leaf node (a merge) it feeds. */
-  public record Input(Channel channel, int leaf, long upstreamActorId) {}
+  /** An input channel, the leaf node (a merge) it feeds, and an epoch whose barrier it must skip (0: none). */
+  public static final class Input {
+    final Channel channel;
+    final int leaf;
+    final long upstreamActorId;
+    long skipBarrierEpoch;
+
+    public Input(Channel channel, int leaf, long upstreamActorId) {
+      this.channel = channel;
+      this.leaf = leaf;
+      this.upstreamActorId = upstreamActorId;
+    }
+  }
 
   private final long actorId;
   private final List<Node> nodes;
   private final Operator.Emitter[] emitters;
   private final List<Input> inputs;
+  private final Map<Integer, Integer> mergeLeafByFragment;
   private final int sourceLeaf;
   private final Channel barrierInbox;
   private final List<Dispatcher> dispatchers;
   private final BarrierListener listener;
+  private final Wiring wiring;
   private final Clock clock;
+  private VnodeBitmap vnodes;
+  private List<Integer> splits;
   private volatile Thread thread;
   private volatile boolean stopping;
+  private boolean sawBarrier;
 
   private boolean[] blocked;
   private int blockedCount;
@@ -50,18 +92,24 @@ public final class Actor implements Runnable {
 
   /**
    * @param nodes operators in topological order (children before parents); the last is the root
+   * @param mergeLeafByFragment upstream fragment id → index of the merge node reading it
    * @param sourceLeaf index of the source node, or -1 for an actor fed by {@code inputs}
    * @param barrierInbox barriers injected by the node into a source actor (null otherwise)
    */
-  public Actor(long actorId, List<Node> nodes, List<Input> inputs, int sourceLeaf, Channel barrierInbox,
-      List<Dispatcher> dispatchers, BarrierListener listener, Clock clock) {
+  public Actor(long actorId, List<Node> nodes, List<Input> inputs, Map<Integer, Integer> mergeLeafByFragment, int sourceLeaf,
+      Channel barrierInbox, List<Dispatcher> dispatchers, VnodeBitmap vnodes, List<Integer> splits, BarrierListener listener,
+      Wiring wiring, Clock clock) {
     this.actorId = actorId;
     this.nodes = nodes;
-    this.inputs = inputs;
+    this.inputs = new ArrayList<>(inputs);
+    this.mergeLeafByFragment = Map.copyOf(mergeLeafByFragment);
     this.sourceLeaf = sourceLeaf;
     this.barrierInbox = barrierInbox;
-    this.dispatchers = dispatchers;
+    this.dispatchers = new ArrayList<>(dispatchers);
+    this.vnodes = vnodes;
+    this.splits = List.copyOf(splits);
     this.listener = listener;
+    this.wiring = wiring;
     this.clock = clock;
     this.emitters = new Operator.Emitter[nodes.size()];
     for (int i = nodes.size() - 1; i >= 0; i--) {
@@ -104,7 +152,7 @@ public final class Actor implements Runnable {
   public void run() {
     thread = Thread.currentThread();
     for (Input in : inputs) {
-      in.channel().bindConsumer(thread);
+      in.channel.bindConsumer(thread);
     }
     if (barrierInbox != null) {
       barrierInbox.bindConsumer(thread);
@@ -117,10 +165,6 @@ public final class Actor implements Runnable {
         runSource();
       } else {
         runMerge();
-      }
-    } catch (InterruptedException e) {
-      if (!stopping) {
-        listener.failed(actorId, e);
       }
     } catch (Throwable t) {
       if (!stopping) {
@@ -179,38 +223,43 @@ public final class Actor implements Runnable {
 
   /** The next chunk (its leaf in {@link #deliveredLeaf}) or the next aligned barrier. */
   private Object nextInput() throws InterruptedException {
-    int n = inputs.size();
     while (true) {
+      int n = inputs.size();
       boolean any = false;
       for (int k = 0; k < n; k++) {
         int idx = (roundRobin + k) % n;
         if (blocked[idx]) {
           continue;
         }
-        Object m = inputs.get(idx).channel().poll();
+        Input in = inputs.get(idx);
+        Object m = in.channel.poll();
         if (m == null) {
           continue;
         }
         any = true;
         roundRobin = idx + 1;
         if (m instanceof Barrier b) {
+          if (b.currEpoch() == in.skipBarrierEpoch) {
+            in.skipBarrierEpoch = 0; // a new upstream's copy of the barrier that added it
+            continue;
+          }
           if (pending == null) {
             pending = b;
           } else if (pending.currEpoch() != b.currEpoch()) {
             throw new IllegalStateException("actor " + actorId + " got barrier of epoch " + b.currEpoch() + " from actor "
-                + inputs.get(idx).upstreamActorId() + " while aligning epoch " + pending.currEpoch());
+                + in.upstreamActorId + " while aligning epoch " + pending.currEpoch());
           }
           blocked[idx] = true;
           if (++blockedCount == n) {
             Barrier aligned = pending;
             pending = null;
             blockedCount = 0;
-            java.util.Arrays.fill(blocked, false);
+            Arrays.fill(blocked, false);
             return aligned;
           }
           continue;
         }
-        deliveredLeaf = inputs.get(idx).leaf();
+        deliveredLeaf = in.leaf;
         return m;
       }
       if (!any) {
@@ -227,10 +276,96 @@ public final class Actor implements Runnable {
     for (int i = 0; i < nodes.size(); i++) {
       nodes.get(i).operator().onBarrier(b, emitters[i]);
     }
+    ActorInfo update = b.updateFor(actorId);
+    List<Channel> extra = update == null ? List.of() : newOutputs(update);
     for (Dispatcher d : dispatchers) {
       d.barrier(b);
     }
+    for (Channel c : extra) {
+      c.send(b);
+    }
+
+    boolean gained = false;
+    if (update != null) {
+      gained = applyUpdate(update, b);
+    }
     listener.collected(actorId, b);
-    return b.stops(actorId);
+    if (b.stops(actorId)) {
+      return true;
+    }
+    if (!sawBarrier || gained) {
+      sawBarrier = true;
+      wiring.waitCommitted(b.prevEpoch());
+    }
+    return false;
+  }
+
+  /** Channels to downstream actors the update adds: they get this barrier before any new data. */
+  private List<Channel> newOutputs(ActorInfo update) {
+    Set<Long> current = new HashSet<>();
+    for (Dispatcher d : dispatchers) {
+      for (long id : d.outputActorIds()) {
+        current.add(id);
+      }
+    }
+    List<Channel> out = new ArrayList<>();
+    Set<Long> seen = new HashSet<>();
+    for (DispatcherInfo d : update.getDispatchersList()) {
+      for (long id : d.getDownstreamActorIdsList()) {
+        if (!current.contains(id) && seen.add(id)) {
+          out.add(wiring.channel(actorId, id));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Applies a reschedule after the barrier went out; returns true if vnodes or splits were gained. */
+  private boolean applyUpdate(ActorInfo update, Barrier b) {
+    dispatchers.clear();
+    for (DispatcherInfo d : update.getDispatchersList()) {
+      dispatchers.add(wiring.dispatcher(actorId, d));
+    }
+    Map<Long, Input> byUpstream = new HashMap<>();
+    inputs.forEach(in -> byUpstream.put(in.upstreamActorId, in));
+    List<Input> next = new ArrayList<>();
+    for (MergeInfo m : update.getMergesList()) {
+      Integer leaf = mergeLeafByFragment.get(m.getUpstreamFragmentId());
+      if (leaf == null) {
+        throw new IllegalStateException("actor " + actorId + " has no merge for fragment " + m.getUpstreamFragmentId());
+      }
+      for (long up : m.getUpstreamActorIdsList()) {
+        Input in = byUpstream.get(up);
+        if (in == null) {
+          in = new Input(wiring.channel(up, actorId), leaf, up);
+          in.skipBarrierEpoch = b.currEpoch();
+          in.channel.bindConsumer(thread);
+        }
+        next.add(in);
+      }
+    }
+    if (sourceLeaf < 0) {
+      inputs.clear();
+      inputs.addAll(next);
+      blocked = new boolean[inputs.size()];
+      roundRobin = 0;
+    }
+    boolean gained = false;
+    if (!update.getVnodes().isEmpty()) {
+      VnodeBitmap nv = VnodeBitmap.parse(vnodes.vnodeCount(), update.getVnodes());
+      if (!nv.equals(vnodes)) {
+        for (Node n : nodes) {
+          n.operator().updateVnodes(vnodes, nv);
+        }
+        gained = !nv.isSubsetOf(vnodes);
+        vnodes = nv;
+      }
+    }
+    if (sourceLeaf >= 0 && !update.getSplitsList().equals(splits)) {
+      gained = !splits.containsAll(update.getSplitsList());
+      splits = List.copyOf(update.getSplitsList());
+      ((SourceOperator) nodes.get(sourceLeaf).operator()).updateSplits(splits);
+    }
+    return gained;
   }
 }

@@ -1,14 +1,59 @@
 package dev.tide.stream.actor;
 
+import dev.tide.proto.stream.ActorInfo;
 import dev.tide.proto.stream.Mutation;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A barrier as it flows through actors: data before it belongs to {@code prevEpoch}, data after it
- * to {@code currEpoch}. {@code mutation} is null for a plain checkpoint barrier.
+ * to {@code currEpoch}. {@code mutation} is null for a plain checkpoint barrier. Immutable and
+ * shared by every actor that sees it.
  */
-public record Barrier(long currEpoch, long prevEpoch, Mutation mutation, long injectTimeMs) {
+public final class Barrier {
+  private final long currEpoch;
+  private final long prevEpoch;
+  private final Mutation mutation;
+  private final long injectTimeMs;
+  private final Map<Long, ActorInfo> updates;
+  private final Set<Long> dropped;
+
+  public Barrier(long currEpoch, long prevEpoch, Mutation mutation, long injectTimeMs) {
+    this.currEpoch = currEpoch;
+    this.prevEpoch = prevEpoch;
+    this.mutation = mutation;
+    this.injectTimeMs = injectTimeMs;
+    Map<Long, ActorInfo> u = new HashMap<>();
+    Set<Long> d = Set.of();
+    if (mutation != null && mutation.hasUpdate()) {
+      mutation.getUpdate().getActorsList().forEach(a -> u.put(a.getActorId(), a));
+      d = Set.copyOf(mutation.getUpdate().getDroppedActorIdsList());
+    } else if (mutation != null && mutation.hasStop()) {
+      d = Set.copyOf(mutation.getStop().getActorIdsList());
+    }
+    this.updates = Map.copyOf(u);
+    this.dropped = d;
+  }
+
   public static Barrier of(dev.tide.proto.stream.Barrier p) {
     return new Barrier(p.getCurrEpoch(), p.getPrevEpoch(), p.hasMutation() ? p.getMutation() : null, p.getInjectTimeMs());
+  }
+
+  public long currEpoch() {
+    return currEpoch;
+  }
+
+  public long prevEpoch() {
+    return prevEpoch;
+  }
+
+  public Mutation mutation() {
+    return mutation;
+  }
+
+  public long injectTimeMs() {
+    return injectTimeMs;
   }
 
   /** True if this barrier pauses the sources of the job. */
@@ -23,8 +68,18 @@ public record Barrier(long currEpoch, long prevEpoch, Mutation mutation, long in
         && (mutation.getResume().getJobIdsCount() == 0 || mutation.getResume().getJobIdsList().contains(jobId));
   }
 
-  /** True if this barrier's Stop mutation names the actor. */
+  /** True if the actor stops after forwarding this barrier (a Stop, or dropped by an Update). */
   public boolean stops(long actorId) {
-    return mutation != null && mutation.hasStop() && mutation.getStop().getActorIdsList().contains(actorId);
+    return dropped.contains(actorId);
+  }
+
+  /** The actor's new configuration if this barrier reschedules it, else null. */
+  public ActorInfo updateFor(long actorId) {
+    return updates.get(actorId);
+  }
+
+  @Override
+  public String toString() {
+    return "Barrier[" + prevEpoch + "->" + currEpoch + (mutation == null ? "" : ", " + mutation.getKindCase()) + "]";
   }
 }

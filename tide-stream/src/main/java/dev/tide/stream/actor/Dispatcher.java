@@ -11,9 +11,27 @@ import java.util.Arrays;
  */
 public abstract class Dispatcher {
   protected final Channel[] outputs;
+  private final int downstreamFragment;
+  private final long[] outputActorIds;
 
   protected Dispatcher(Channel[] outputs) {
+    this(outputs, -1, new long[0]);
+  }
+
+  protected Dispatcher(Channel[] outputs, int downstreamFragment, long[] outputActorIds) {
     this.outputs = outputs;
+    this.downstreamFragment = downstreamFragment;
+    this.outputActorIds = outputActorIds;
+  }
+
+  /** The downstream fragment this dispatcher feeds (-1 when built without wiring information). */
+  public int downstreamFragment() {
+    return downstreamFragment;
+  }
+
+  /** Ids of the downstream actors, in output order. */
+  public long[] outputActorIds() {
+    return outputActorIds.clone();
   }
 
   public abstract void dispatch(StreamChunk chunk) throws InterruptedException;
@@ -30,6 +48,10 @@ public abstract class Dispatcher {
       super(new Channel[] {out});
     }
 
+    public Single(Channel out, int downstreamFragment, long outputActorId) {
+      super(new Channel[] {out}, downstreamFragment, new long[] {outputActorId});
+    }
+
     @Override
     public void dispatch(StreamChunk chunk) throws InterruptedException {
       outputs[0].send(chunk);
@@ -38,8 +60,8 @@ public abstract class Dispatcher {
 
   /** To every downstream actor. */
   public static final class Broadcast extends Dispatcher {
-    public Broadcast(Channel[] outputs) {
-      super(outputs);
+    public Broadcast(Channel[] outputs, int downstreamFragment, long[] outputActorIds) {
+      super(outputs, downstreamFragment, outputActorIds);
     }
 
     @Override
@@ -62,7 +84,11 @@ public abstract class Dispatcher {
     private int[] target = new int[0];
 
     public Hash(Channel[] outputs, int[] distKey, int[] vnodeOwner) {
-      super(outputs);
+      this(outputs, distKey, vnodeOwner, -1, new long[0]);
+    }
+
+    public Hash(Channel[] outputs, int[] distKey, int[] vnodeOwner, int downstreamFragment, long[] outputActorIds) {
+      super(outputs, downstreamFragment, outputActorIds);
       this.distKey = distKey;
       this.vnodeOwner = vnodeOwner;
     }

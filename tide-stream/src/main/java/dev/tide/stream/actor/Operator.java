@@ -1,6 +1,7 @@
 package dev.tide.stream.actor;
 
 import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.hash.VnodeBitmap;
 
 /**
  * A streaming operator inside an actor. Push-based: the actor hands it chunks of input {@code side}
@@ -17,6 +18,13 @@ public interface Operator {
   default void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {}
 
   default void close() {}
+
+  /**
+   * The actor's vnodes changed at a reschedule barrier, after {@link #onBarrier} sealed the epoch.
+   * State tables take the new set; caches follow the eviction rule (spec online-scaling 9): keyed
+   * caches are cleared when {@code vnodes} is not a subset of {@code old}, iterated caches on any change.
+   */
+  default void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {}
 
   /** Where an operator sends its output chunks. */
   @FunctionalInterface

@@ -1,6 +1,7 @@
 package dev.tide.stream.actor;
 
 import dev.tide.common.chunk.StreamChunk;
+import java.util.List;
 
 /**
  * The leaf of a source actor. Between barriers the actor asks it for chunks; it never blocks.
@@ -12,6 +13,13 @@ public interface SourceOperator extends Operator {
 
   /** Nanoseconds until {@link #next} may return data, or {@link Long#MAX_VALUE} if only a barrier can change that. */
   long nanosUntilReady(long nowNanos);
+
+  /**
+   * The actor's splits changed at a reschedule barrier, after {@link #onBarrier} saved the offsets
+   * of the old ones. Offsets of gained splits are read lazily: the actor reads nothing before the
+   * barrier's previous epoch is committed.
+   */
+  void updateSplits(List<Integer> splits);
 
   @Override
   default void process(int side, StreamChunk chunk, Emitter out) {

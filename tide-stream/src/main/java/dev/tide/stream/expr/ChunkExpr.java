@@ -17,7 +17,14 @@ import java.util.List;
 
 /**
  * A compiled, vectorized scalar expression: evaluates over all rows of a chunk at once (visibility is
- * ignored; callers mask). SQL null semantics: null in, null out, three-valued logic for and/or.
+ * ignored; callers mask). SQL null semantics: null in, null out, three-valued logic for and/or/in.
+ *
+ * <p>Arithmetic is evaluated in the wider operand type (INT &lt; BIGINT &lt; DOUBLE); integers wrap
+ * on overflow like Java's; division and modulo by zero give null, for DOUBLE too. Comparisons across
+ * INT, BIGINT and DOUBLE compare as DOUBLE when either side is DOUBLE, with {@code -0.0 = 0.0} and NaN
+ * equal to NaN and above every other number (the order of the key encoding); strings compare by code
+ * point. {@code x in (...)} is {@code x = c1 or x = c2 ...}: null when no candidate matches and one is
+ * null. Casts follow Java's conversions (DOUBLE to integer truncates toward zero and saturates).
  */
 public abstract class ChunkExpr {
   protected final DataType type;
@@ -190,7 +197,15 @@ public abstract class ChunkExpr {
           case "add" -> { for (int i = 0; i < n; i++) out[i] = l[i] + r[i]; }
           case "sub" -> { for (int i = 0; i < n; i++) out[i] = l[i] - r[i]; }
           case "mul" -> { for (int i = 0; i < n; i++) out[i] = l[i] * r[i]; }
-          default -> { for (int i = 0; i < n; i++) out[i] = l[i] / r[i]; }
+          default -> {
+            for (int i = 0; i < n; i++) {
+              if (r[i] == 0.0) {
+                nulls = setNull(nulls, n, i); // division by zero yields null, as for integers
+              } else {
+                out[i] = l[i] / r[i];
+              }
+            }
+          }
         }
         return new DoubleColumn(out, n, nulls);
       }
@@ -258,7 +273,7 @@ public abstract class ChunkExpr {
         double[] l = asDoubles(x);
         double[] r = asDoubles(y);
         for (int i = 0; i < n; i++) {
-          out[i] = test(Double.compare(l[i], r[i]));
+          out[i] = test(compareDoubles(l[i], r[i]));
         }
       } else if (x instanceof StringColumn sx) {
         StringColumn sy = (StringColumn) y;
@@ -328,6 +343,11 @@ public abstract class ChunkExpr {
     }
   }
 
+  /** SQL order of doubles: {@code -0.0 = 0.0}; NaN equals NaN and sorts above +Infinity. */
+  static int compareDoubles(double a, double b) {
+    return a == b ? 0 : Double.compare(a, b);
+  }
+
   private static boolean[] setNull(boolean[] nulls, int n, int i) {
     if (nulls == null) {
       nulls = new boolean[n];
@@ -336,35 +356,50 @@ public abstract class ChunkExpr {
     return nulls;
   }
 
+  /** {@code x in (literals)}: true if x equals a candidate, else null if a candidate is null, else false. */
   private static final class In extends ChunkExpr {
     private final ChunkExpr a;
     private final long[] longs;
+    private final double[] doubleLiterals;
     private final double[] doubles;
     private final byte[][] strings;
     private final boolean[] bools;
+    private final boolean hasNullCandidate;
 
     In(ChunkExpr a, Expr[] candidates) {
       super(DataType.BOOLEAN);
       this.a = a;
-      int k = candidates.length;
-      DataType t = a.type();
-      longs = new long[k];
-      doubles = new double[k];
-      strings = new byte[k][];
-      bools = new boolean[k];
-      for (int i = 0; i < k; i++) {
-        Object v = ExprResolver.value(candidates[i].getLiteral());
-        if (v instanceof Number num) {
-          longs[i] = num.longValue();
-          doubles[i] = num.doubleValue();
-        } else if (v instanceof String s) {
-          strings[i] = s.getBytes(StandardCharsets.UTF_8);
+      List<Long> ls = new java.util.ArrayList<>();
+      List<Double> dls = new java.util.ArrayList<>();
+      List<Double> ds = new java.util.ArrayList<>();
+      List<byte[]> ss = new java.util.ArrayList<>();
+      List<Boolean> bs = new java.util.ArrayList<>();
+      boolean anyNull = false;
+      for (Expr cand : candidates) {
+        Object v = ExprResolver.value(cand.getLiteral());
+        if (v == null) {
+          anyNull = true;
+        } else if (v instanceof Double d) {
+          // Compared as doubles, like eq(x, d): an integer column matches 2.0 but never 1.5.
+          dls.add(d);
+          ds.add(d);
+        } else if (v instanceof Number num) {
+          ls.add(num.longValue());
+          ds.add(num.doubleValue());
+        } else if (v instanceof String str) {
+          ss.add(str.getBytes(StandardCharsets.UTF_8));
         } else if (v instanceof Boolean bv) {
-          bools[i] = bv;
+          bs.add(bv);
         }
       }
-      if (t == DataType.DOUBLE) {
-        Arrays.fill(longs, Long.MIN_VALUE);
+      this.hasNullCandidate = anyNull;
+      this.longs = ls.stream().mapToLong(Long::longValue).toArray();
+      this.doubleLiterals = dls.stream().mapToDouble(Double::doubleValue).toArray();
+      this.doubles = ds.stream().mapToDouble(Double::doubleValue).toArray();
+      this.strings = ss.toArray(new byte[0][]);
+      this.bools = new boolean[bs.size()];
+      for (int i = 0; i < bools.length; i++) {
+        bools[i] = bs.get(i);
       }
     }
 
@@ -373,42 +408,56 @@ public abstract class ChunkExpr {
       Column x = a.eval(c);
       int n = c.size();
       boolean[] out = new boolean[n];
+      boolean[] nulls = nullsOf(x, n);
       for (int i = 0; i < n; i++) {
         if (x.isNull(i)) {
           continue;
         }
-        if (x instanceof StringColumn s) {
-          for (byte[] cand : strings) {
-            if (cand != null && s.bytesEqual(i, cand)) {
-              out[i] = true;
-              break;
-            }
-          }
-        } else if (x instanceof DoubleColumn d) {
-          for (double cand : doubles) {
-            if (cand == d.getDouble(i)) {
-              out[i] = true;
-              break;
-            }
-          }
-        } else if (x instanceof BoolColumn b) {
-          for (boolean cand : bools) {
-            if (cand == b.getBool(i)) {
-              out[i] = true;
-              break;
-            }
-          }
-        } else {
-          long v = x instanceof LongColumn l ? l.getLong(i) : ((IntColumn) x).getInt(i);
-          for (long cand : longs) {
-            if (cand == v) {
-              out[i] = true;
-              break;
-            }
-          }
+        out[i] = matches(x, i);
+        if (!out[i] && hasNullCandidate) {
+          nulls = setNull(nulls, n, i);
         }
       }
-      return new BoolColumn(out, n, nullsOf(x, n));
+      return new BoolColumn(out, n, nulls);
+    }
+
+    private boolean matches(Column x, int i) {
+      if (x instanceof StringColumn s) {
+        for (byte[] cand : strings) {
+          if (s.bytesEqual(i, cand)) {
+            return true;
+          }
+        }
+        return false;
+      }
+      if (x instanceof BoolColumn b) {
+        for (boolean cand : bools) {
+          if (cand == b.getBool(i)) {
+            return true;
+          }
+        }
+        return false;
+      }
+      if (x instanceof DoubleColumn d) {
+        return anyEquals(doubles, d.getDouble(i));
+      }
+      // Integer x: integer candidates compare exactly, DOUBLE ones as doubles (as eq would).
+      long v = x instanceof LongColumn l ? l.getLong(i) : ((IntColumn) x).getInt(i);
+      for (long cand : longs) {
+        if (cand == v) {
+          return true;
+        }
+      }
+      return anyEquals(doubleLiterals, v);
+    }
+
+    private static boolean anyEquals(double[] candidates, double v) {
+      for (double cand : candidates) {
+        if (compareDoubles(cand, v) == 0) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 

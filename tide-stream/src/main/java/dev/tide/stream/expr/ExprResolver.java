@@ -28,6 +28,7 @@ public final class ExprResolver {
       return Expr.newBuilder().setInputRef(i).setType(Types.toProto(input.type(i))).build();
     }
     if (e instanceof Ex.Lit l) {
+      checkLiteral(l, where);
       return Expr.newBuilder().setLiteral(literal(l.value(), l.type())).setType(Types.toProto(l.type())).build();
     }
     if (e instanceof Ex.Cast c) {
@@ -112,6 +113,29 @@ public final class ExprResolver {
       }
       default -> throw new PlanException("unknown function '" + fn + "' in " + where
           + "; known: add sub mul div mod neg eq ne lt le gt ge and or not is_null in cast");
+    }
+  }
+
+  /** A literal's Java value must be of its declared type (integers must fit), else the plan is refused. */
+  private static void checkLiteral(Ex.Lit l, String where) {
+    Object v = l.value();
+    if (v == null || l.type() == null) {
+      if (l.type() == null) {
+        throw new PlanException("literal " + v + " in " + where + " has no type");
+      }
+      return;
+    }
+    boolean integral = v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte;
+    boolean ok = switch (l.type()) {
+      case BOOLEAN -> v instanceof Boolean;
+      case INT -> integral && ((Number) v).longValue() == ((Number) v).intValue();
+      case BIGINT, TIMESTAMP -> integral;
+      case DOUBLE -> v instanceof Number;
+      case VARCHAR -> v instanceof String;
+    };
+    if (!ok) {
+      throw new PlanException("type mismatch in " + where + ": literal " + v + " (" + v.getClass().getSimpleName()
+          + ") is not a valid " + l.type().sqlName());
     }
   }
 

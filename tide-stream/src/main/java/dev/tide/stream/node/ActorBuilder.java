@@ -53,7 +53,7 @@ final class ActorBuilder {
     throw new IllegalArgumentException("job " + job.getJobId() + " has no fragment " + fragmentId);
   }
 
-  Actor build(JobDefinition job, ActorInfo info, Channel barrierInbox, Actor.BarrierListener listener) {
+  Actor build(JobDefinition job, ActorInfo info, Channel barrierInbox, Actor.BarrierListener listener, Actor.Wiring wiring) {
     Fragment frag = fragment(job, info.getFragmentId());
     Map<Integer, TableCatalog> tables = new HashMap<>();
     for (TableCatalog t : job.getTablesList()) {
@@ -80,6 +80,7 @@ final class ActorBuilder {
     }
     List<Actor.Node> actorNodes = new ArrayList<>();
     List<Actor.Input> inputs = new ArrayList<>();
+    Map<Integer, Integer> mergeLeaf = new HashMap<>();
     int sourceLeaf = -1;
     for (int i = 0; i < nodes.size(); i++) {
       PlanNode n = nodes.get(i);
@@ -88,6 +89,7 @@ final class ActorBuilder {
         sourceLeaf = i;
       }
       if (n.hasMerge()) {
+        mergeLeaf.put(n.getMerge().getUpstreamFragmentId(), i);
         MergeInfo m = merge(info, n.getMerge().getUpstreamFragmentId());
         for (long up : m.getUpstreamActorIdsList()) {
           inputs.add(new Actor.Input(exchange.channel(up, info.getActorId()), i, up));
@@ -98,8 +100,8 @@ final class ActorBuilder {
     for (DispatcherInfo d : info.getDispatchersList()) {
       dispatchers.add(dispatcher(info.getActorId(), d));
     }
-    return new Actor(info.getActorId(), actorNodes, inputs, sourceLeaf, sourceLeaf >= 0 ? barrierInbox : null,
-        dispatchers, listener, clock);
+    return new Actor(info.getActorId(), actorNodes, inputs, mergeLeaf, sourceLeaf, sourceLeaf >= 0 ? barrierInbox : null,
+        dispatchers, vnodes, info.getSplitsList(), listener, wiring, clock);
   }
 
   private static MergeInfo merge(ActorInfo info, int upstreamFragment) {
@@ -113,18 +115,21 @@ final class ActorBuilder {
 
   Dispatcher dispatcher(long actorId, DispatcherInfo d) {
     Channel[] outs = new Channel[d.getDownstreamActorIdsCount()];
+    long[] ids = new long[outs.length];
     for (int i = 0; i < outs.length; i++) {
-      outs[i] = exchange.channel(actorId, d.getDownstreamActorIds(i));
+      ids[i] = d.getDownstreamActorIds(i);
+      outs[i] = exchange.channel(actorId, ids[i]);
     }
     DispatchType type = d.getType();
+    int frag = d.getDownstreamFragmentId();
     return switch (type) {
-      case HASH -> new Dispatcher.Hash(outs, Types.ints(d.getDistKeyList()), Types.ints(d.getVnodeOwnerList()));
-      case BROADCAST -> new Dispatcher.Broadcast(outs);
+      case HASH -> new Dispatcher.Hash(outs, Types.ints(d.getDistKeyList()), Types.ints(d.getVnodeOwnerList()), frag, ids);
+      case BROADCAST -> new Dispatcher.Broadcast(outs, frag, ids);
       case SIMPLE, NO_SHUFFLE -> {
         if (outs.length != 1) {
           throw new IllegalArgumentException("actor " + actorId + ": " + type + " dispatcher needs exactly one output, has " + outs.length);
         }
-        yield new Dispatcher.Single(outs[0]);
+        yield new Dispatcher.Single(outs[0], frag, ids[0]);
       }
       case UNRECOGNIZED -> throw new IllegalArgumentException("actor " + actorId + ": unknown dispatch type");
     };

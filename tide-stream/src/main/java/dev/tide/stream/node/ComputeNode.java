@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -44,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * stops every actor, drops uncommitted state and bumps a generation so late work of the old run is
  * discarded.
  */
-public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase implements Actor.BarrierListener {
+public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase implements Actor.BarrierListener, Actor.Wiring {
   private static final Logger LOG = LoggerFactory.getLogger(ComputeNode.class);
 
   private record Running(Actor actor, Thread thread, Channel inbox) {}
@@ -59,7 +60,22 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   private final Object lock = new Object();
   private final Map<Long, Running> actors = new HashMap<>();
-  private final TreeMap<Long, Set<Long>> collecting = new TreeMap<>();
+  /**
+   * Barriers being collected, by current epoch. An actor may pass a barrier before meta's inject
+   * request reaches this node (the barrier came from a source elsewhere), so arrivals are kept
+   * until the expected set is known.
+   */
+  private final TreeMap<Long, Collection> collecting = new TreeMap<>();
+
+  private static final class Collection {
+    final Set<Long> arrived = new HashSet<>();
+    Set<Long> expected;
+    Barrier barrier;
+
+    boolean complete() {
+      return expected != null && arrived.containsAll(expected);
+    }
+  }
   private long generation;
   private boolean failed;
 
@@ -103,6 +119,19 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     }
   }
 
+  /** Epochs whose barrier is still being collected here, with the actors not yet reported (for status displays). */
+  public Map<Long, Set<Long>> collecting() {
+    synchronized (lock) {
+      Map<Long, Set<Long>> out = new TreeMap<>();
+      collecting.forEach((e, c) -> {
+        Set<Long> missing = new TreeSet<>(c.expected == null ? Set.of() : c.expected);
+        missing.removeAll(c.arrived);
+        out.put(e, missing);
+      });
+      return out;
+    }
+  }
+
   private synchronized long allocateSstId() {
     if (sstIdsLeft == 0) {
       SstIdResponse r = meta.allocateSstIds(SstIdRequest.newBuilder().setCount(256).build());
@@ -123,7 +152,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
             throw new IllegalArgumentException("actor " + info.getActorId() + " already runs on " + name);
           }
           Channel inbox = new Channel(64);
-          Actor a = builder.build(req.getJob(), info, inbox, this);
+          Actor a = builder.build(req.getJob(), info, inbox, this, this);
           Thread t = new Thread(a, name + "-actor-" + info.getActorId());
           t.setDaemon(true);
           Running r = new Running(a, t, inbox);
@@ -142,11 +171,13 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   @Override
   public void injectBarrier(InjectBarrierRequest req, StreamObserver<Ack> done) {
     Barrier b = Barrier.of(req.getBarrier());
+    workerId = req.getWorkerId();
     List<Channel> inboxes = new ArrayList<>();
     synchronized (lock) {
-      if (!req.getActorsToCollectList().isEmpty()) {
-        collecting.put(b.currEpoch(), new HashSet<>(req.getActorsToCollectList()));
-      }
+      Collection c = collecting.computeIfAbsent(b.currEpoch(), e -> new Collection());
+      c.expected = new HashSet<>(req.getActorsToCollectList());
+      c.barrier = b;
+      completeReady();
       for (long id : req.getActorsToSendList()) {
         Running r = actors.get(id);
         if (r == null) {
@@ -165,26 +196,46 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       done.onError(Status.CANCELLED.asRuntimeException());
       return;
     }
-    if (req.getActorsToCollectList().isEmpty()) {
-      synchronized (lock) {
-        complete(b, generation);
-      }
-    }
     reply(done);
   }
 
   @Override
+  public Channel channel(long upActor, long downActor) {
+    return exchange.channel(upActor, downActor);
+  }
+
+  @Override
+  public dev.tide.stream.actor.Dispatcher dispatcher(long actorId, dev.tide.proto.stream.DispatcherInfo info) {
+    return builder.dispatcher(actorId, info);
+  }
+
+  @Override
+  public void waitCommitted(long epoch) throws InterruptedException {
+    store.waitCommitted(epoch);
+  }
+
+  @Override
   public void collected(long actorId, Barrier barrier) {
+    boolean stops = barrier.stops(actorId);
     synchronized (lock) {
-      if (barrier.stops(actorId)) {
+      if (!actors.containsKey(actorId)) {
+        return; // an actor of a run that a reset already ended
+      }
+      if (stops) {
         actors.remove(actorId);
       }
-      Set<Long> remaining = collecting.get(barrier.currEpoch());
-      if (remaining != null && remaining.remove(actorId) && remaining.isEmpty()) {
-        collecting.remove(barrier.currEpoch());
-        // Enqueued under the lock so completions reach the uploader in epoch order.
-        complete(barrier, generation);
-      }
+      collecting.computeIfAbsent(barrier.currEpoch(), e -> new Collection()).arrived.add(actorId);
+      completeReady();
+    }
+    if (stops) {
+      exchange.removeActors(Set.of(actorId));
+    }
+  }
+
+  /** Hands completed epochs to the uploader, oldest first; under the lock so they stay in order. */
+  private void completeReady() {
+    while (!collecting.isEmpty() && collecting.firstEntry().getValue().complete()) {
+      complete(collecting.pollFirstEntry().getValue().barrier, generation);
     }
   }
 

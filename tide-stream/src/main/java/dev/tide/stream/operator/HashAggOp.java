@@ -4,6 +4,7 @@ import dev.tide.common.chunk.ChunkBuilder;
 import dev.tide.common.chunk.Column;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.AggCall;
 import dev.tide.proto.plan.AggKind;
@@ -286,6 +287,19 @@ public final class HashAggOp implements Operator {
     }
     if (cache.size() > MAX_CACHED_GROUPS) {
       cache.clear();
+    }
+  }
+
+  @Override
+  public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
+    result.updateVnodes(vnodes);
+    for (StateTable t : minmax) {
+      if (t != null) {
+        t.updateVnodes(vnodes);
+      }
+    }
+    if (!vnodes.isSubsetOf(old)) {
+      cache.clear(); // entries of regained vnodes may be stale: another actor owned them meanwhile
     }
   }
 

@@ -3,6 +3,7 @@ package dev.tide.stream.operator;
 import dev.tide.common.chunk.ChunkBuilder;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.HashJoinNode;
 import dev.tide.stream.actor.Barrier;
@@ -138,6 +139,15 @@ public final class HashJoinOp implements Operator {
       caches.get(side).put(k, rows);
     }
     return rows;
+  }
+
+  @Override
+  public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
+    tables[0].updateVnodes(vnodes);
+    tables[1].updateVnodes(vnodes);
+    if (!vnodes.isSubsetOf(old)) {
+      caches.forEach(Map::clear); // entries of regained vnodes may be stale
+    }
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.tide.stream.operator;
 
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.state.StateTable;
@@ -36,6 +37,11 @@ public final class MaterializeOp implements Operator {
       }
     }
     out.emit(chunk);
+  }
+
+  @Override
+  public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
+    table.updateVnodes(vnodes);
   }
 
   @Override

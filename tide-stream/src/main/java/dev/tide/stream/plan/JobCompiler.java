@@ -98,6 +98,13 @@ public final class JobCompiler {
         }
         consumers.get(in).add(n.getId());
       }
+      for (int i = 1; i < n.getInputsCount(); i++) {
+        if (n.getInputsList().subList(0, i).contains(n.getInputs(i))) {
+          // Merges are told apart by upstream fragment: two inputs from one node would share a channel.
+          throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " reads node " + n.getInputs(i)
+              + " twice; each input must be a distinct node");
+        }
+      }
     }
     for (PlanNode n : nodes) {
       analyze(n);

@@ -134,6 +134,7 @@ public final class PlanBuilder {
         fields.add(new Field(n.name(), ExprResolver.typeOf(e)));
         refs.add(e.hasInputRef() ? e.getInputRef() : -1);
       }
+      checkUniqueNames(fields, where("project"));
       int visible = fields.size();
       int[] outKey = new int[key.length];
       for (int k = 0; k < key.length; k++) {
@@ -197,6 +198,10 @@ public final class PlanBuilder {
       if (leftKeys.isEmpty()) {
         throw new PlanException("missing key in " + where("join") + ": an equi-join needs at least one key pair");
       }
+      if (right == this) {
+        throw new PlanException(where("join") + ": both sides are node " + id + "; a self-join needs distinct inputs,"
+            + " e.g. join the stream with a project(...) of itself");
+      }
       if (leftKeys.size() != rightKeys.size()) {
         throw new PlanException(where("join") + ": " + leftKeys.size() + " left keys but " + rightKeys.size() + " right keys");
       }
@@ -242,7 +247,11 @@ public final class PlanBuilder {
      */
     public void materialize(String viewName, List<String> primaryKey) {
       if (viewName == null || !viewName.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-        throw new PlanException("view name '" + viewName + "' must be an identifier");
+        throw new PlanException("view name '" + viewName + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+      }
+      if (primaryKey != null) {
+        // Validate before visibleFirst() adds a node: a refused call leaves the plan unchanged.
+        checkCovers(viewName, primaryKey);
       }
       Stream in = visibleFirst();
       int[] pk = in.key;
@@ -267,8 +276,24 @@ public final class PlanBuilder {
       add(PlanNode.newBuilder().setMaterialize(m), List.of(in), in.schema, pk, in.hidden);
     }
 
+    private void checkCovers(String viewName, List<String> primaryKey) {
+      int[] pk = new int[primaryKey.size()];
+      for (int i = 0; i < pk.length; i++) {
+        pk[i] = column(primaryKey.get(i), "materialize " + viewName);
+      }
+      for (int k : key) {
+        if (Arrays.stream(pk).noneMatch(p -> p == k)) {
+          throw new PlanException("missing key in materialize '" + viewName + "': primary key " + primaryKey
+              + " does not cover the stream key column '" + schema.field(k).name() + "'; add it to the primary key");
+        }
+      }
+    }
+
     /** Writes this stream's changelog to a file (one line per row: op and values). */
     public void sink(String path) {
+      if (path == null || path.isBlank()) {
+        throw new PlanException(where("sink") + ": the sink path must not be empty");
+      }
       sinks++;
       add(PlanNode.newBuilder().setSink(SinkNode.newBuilder().setPath(path)), List.of(this), schema, key, hidden);
     }
@@ -347,6 +372,7 @@ public final class PlanBuilder {
         h.addCalls(c);
         fields.add(new Field(a.name(), out));
       }
+      checkUniqueNames(fields, in.where("aggregate"));
       int[] outKey = new int[keys.length];
       for (int i = 0; i < keys.length; i++) {
         outKey[i] = i;
@@ -357,6 +383,16 @@ public final class PlanBuilder {
 
   /** An expression with an output name. */
   public record Named(Ex expr, String name) {}
+
+  /** Output columns a user names must be distinct, else later references by name are ambiguous. */
+  private static void checkUniqueNames(List<Field> fields, String where) {
+    Set<String> seen = new java.util.HashSet<>();
+    for (Field f : fields) {
+      if (!seen.add(f.name())) {
+        throw new PlanException("duplicate output column '" + f.name() + "' in " + where + "; rename one of them");
+      }
+    }
+  }
 
   private static int[] append(int[] a, int v) {
     int[] out = Arrays.copyOf(a, a.length + 1);

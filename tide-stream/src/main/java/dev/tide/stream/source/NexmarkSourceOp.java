@@ -61,8 +61,22 @@ public final class NexmarkSourceOp implements SourceOperator {
   @Override
   public void open() {
     state = ctx.table(stateTableId);
-    List<Integer> own = ctx.splits();
-    splits = own.stream().mapToInt(Integer::intValue).toArray();
+    updateSplits(ctx.splits());
+  }
+
+  @Override
+  public void updateSplits(List<Integer> newSplits) {
+    splits = newSplits.stream().mapToInt(Integer::intValue).toArray();
+    offsets = null;
+    cursor = 0;
+    baseNanos = -1;
+  }
+
+  /** Reads the splits' committed offsets; called only once the actor may read state. */
+  private void ensureLoaded() {
+    if (offsets != null) {
+      return;
+    }
     offsets = new long[splits.length];
     for (int i = 0; i < splits.length; i++) {
       Object[] row = state.get(new Object[] {splits[i]});
@@ -106,6 +120,7 @@ public final class NexmarkSourceOp implements SourceOperator {
     if (!started || paused || splits.length == 0) {
       return null;
     }
+    ensureLoaded();
     long budget = budget(nowNanos);
     int emptyRounds = 0;
     while (emptyRounds < splits.length) {
@@ -129,7 +144,13 @@ public final class NexmarkSourceOp implements SourceOperator {
 
   @Override
   public long nanosUntilReady(long nowNanos) {
-    if (!started || paused || splits.length == 0 || exhausted()) {
+    if (!started || paused || splits.length == 0) {
+      return Long.MAX_VALUE;
+    }
+    if (offsets == null) {
+      return 0;
+    }
+    if (exhausted()) {
       return Long.MAX_VALUE;
     }
     if (rate == 0) {
@@ -148,8 +169,10 @@ public final class NexmarkSourceOp implements SourceOperator {
       paused = false;
       baseNanos = -1;
     }
-    for (int i = 0; i < splits.length; i++) {
-      state.put(new Object[] {splits[i], offsets[i]});
+    if (offsets != null) {
+      for (int i = 0; i < splits.length; i++) {
+        state.put(new Object[] {splits[i], offsets[i]});
+      }
     }
     state.commit(barrier.prevEpoch());
   }

@@ -1,0 +1,149 @@
+package dev.tide.cli;
+
+import dev.tide.cli.logging.ShutdownLogs;
+import dev.tide.cli.playground.Playground;
+import dev.tide.cli.playground.PlaygroundScript;
+import dev.tide.cli.playground.PlaygroundSettings;
+import dev.tide.cli.playground.PlaygroundView;
+import dev.tide.cli.playground.Sample;
+import dev.tide.cluster.LocalCluster;
+import dev.tide.common.config.Config;
+import dev.tide.common.config.Durations;
+import dev.tide.meta.MetaOptions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code tide playground}: an in-process cluster running Nexmark q5 and q7 with live progress. */
+@Command(name = "playground", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {
+        "Runs Nexmark q5 and q7 on an in-process cluster and shows their progress.",
+        "",
+        "Starts meta and compute nodes in this process, runs q5 (hot items) and q7 (highest bid) on a",
+        "rate-limited unbounded Nexmark source, prints progress every second, and after the duration a",
+        "summary and the newest rows of both materialized views.",
+        ""})
+final class PlaygroundCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--duration", defaultValue = "60s", converter = OptionChecks.DurationConverter.class,
+      description = "How long to run, e.g. 30s, 5min (default: ${DEFAULT-VALUE}).")
+  Duration duration;
+
+  @Option(names = "--rate", defaultValue = "20000",
+      description = "Events per second of each query's source (default: ${DEFAULT-VALUE}).")
+  long rate;
+
+  @Option(names = "--nodes", defaultValue = "3", description = "Compute nodes (default: ${DEFAULT-VALUE}).")
+  int nodes;
+
+  @Option(names = "--slots", defaultValue = "2", description = "Actor slots per compute node (default: ${DEFAULT-VALUE}).")
+  int slots;
+
+  @Option(names = "--barrier-interval", defaultValue = "1s", converter = OptionChecks.DurationConverter.class,
+      description = "Time between checkpoint barriers (default: ${DEFAULT-VALUE}).")
+  Duration barrierInterval;
+
+  @Option(names = "--data-dir", paramLabel = "DIR",
+      description = "Empty or new directory for the object store, kept afterwards (default: a temporary directory, deleted).")
+  Path dataDir;
+
+  @Override
+  public Integer call() throws Exception {
+    validate();
+    PrintWriter out = spec.commandLine().getOut();
+    boolean temporary = dataDir == null;
+    Path dir = temporary ? Files.createTempDirectory("tide-playground-") : Files.createDirectories(dataDir);
+    PlaygroundSettings settings = new PlaygroundSettings(duration, rate, nodes, slots, barrierInterval, dir);
+    List<PlaygroundView> views = PlaygroundView.standard();
+    Playground playground = new Playground(settings, views, PlaygroundScript.standard(settings, views), out);
+    Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval);
+
+    Cleanup cleanup = new Cleanup(temporary ? dir : null);
+    Thread hook = new Thread(cleanup::run, "tide-playground-cleanup");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      LocalCluster cluster = new LocalCluster(dir, config, nodes, slots);
+      cleanup.cluster = cluster;
+      Sample last = playground.run(cluster);
+      playground.printSummary(cluster, last);
+    } finally {
+      cleanup.run();
+      removeHook(hook);
+    }
+    out.println();
+    out.println(temporary ? "Done; the temporary data directory was deleted." : "Done; data kept in " + dir + ".");
+    return TideCli.EXIT_OK;
+  }
+
+  private void validate() {
+    OptionChecks.range(spec, "--duration", duration, Duration.ofSeconds(1), Duration.ofHours(24));
+    OptionChecks.range(spec, "--rate", rate, 1, 100_000_000);
+    OptionChecks.range(spec, "--nodes", nodes, 1, 64);
+    OptionChecks.range(spec, "--slots", slots, 1, 256);
+    OptionChecks.rule(spec, "--barrier-interval", MetaOptions.BARRIER_INTERVAL, barrierInterval, Durations.format(barrierInterval));
+    if (dataDir != null && Files.exists(dataDir)) {
+      if (!Files.isDirectory(dataDir)) {
+        throw OptionChecks.invalid(spec, "--data-dir", dataDir.toString(), "is not a directory");
+      }
+      try (Stream<Path> entries = Files.list(dataDir)) {
+        if (entries.findAny().isPresent()) {
+          throw OptionChecks.invalid(spec, "--data-dir", dataDir.toString(),
+              "is not empty; the playground starts a fresh cluster (meta state lives in memory)");
+        }
+      } catch (IOException e) {
+        throw OptionChecks.invalid(spec, "--data-dir", dataDir.toString(), "cannot be read: " + e.getMessage());
+      }
+    }
+  }
+
+  private static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException e) {
+      // The JVM is already shutting down; the hook runs (and finds nothing left to do).
+    }
+  }
+
+  /** Closes the cluster and deletes a temporary data directory, once: on normal exit or on Ctrl-C. */
+  private static final class Cleanup {
+    private final Path temporaryDir;
+    volatile LocalCluster cluster;
+    private boolean done;
+
+    Cleanup(Path temporaryDir) {
+      this.temporaryDir = temporaryDir;
+    }
+
+    synchronized void run() {
+      if (done) {
+        return;
+      }
+      done = true;
+      if (cluster != null) {
+        ShutdownLogs.quietly(cluster::close);
+      }
+      if (temporaryDir != null) {
+        deleteTree(temporaryDir);
+      }
+    }
+  }
+
+  static void deleteTree(Path root) {
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // Best effort: a leftover temporary directory is harmless.
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package dev.tide.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The command line end to end: a short playground, a tiny benchmark, and usage errors. */
+class TideCliTest {
+  /** Output and exit code of one command line. */
+  record Run(int exitCode, String out, String err) {}
+
+  static Run tide(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = TideCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void playgroundPrintsProgressSummaryAndBothViews(@TempDir Path dir) {
+    Run r = tide("playground", "--duration", "6s", "--rate", "5000", "--barrier-interval", "200ms",
+        "--nodes", "2", "--slots", "1", "--data-dir", dir.resolve("data").toString());
+
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains(">> start q5", ">> start q7", "q5 events/s", "q7 rows");
+    assertThat(r.out()).contains("Summary after", "events/s", "recoveries");
+    Matcher rows = Pattern.compile("rows +q5 ([0-9,]+), q7 ([0-9,]+)").matcher(r.out());
+    assertThat(rows.find()).as(r.out()).isTrue();
+    assertThat(Long.parseLong(rows.group(1).replace(",", ""))).as("q5 rows").isPositive();
+    assertThat(Long.parseLong(rows.group(2).replace(",", ""))).as("q7 rows").isPositive();
+    // The newest rows of each view under its column names.
+    assertThat(r.out()).containsPattern("View q5 .*newest of");
+    assertThat(r.out()).containsPattern("\\n +auction +num +window_start\\n +[0-9]+ +[0-9]+ +20[0-9-]+ ");
+    assertThat(r.out()).containsPattern("View q7 .*newest of");
+    assertThat(r.out()).containsPattern("\\n +auction +price +bidder +date_time +_row_id\\n +[0-9]+ +[0-9]+ +[0-9]+ +20");
+    assertThat(r.out()).contains("Done; data kept in");
+  }
+
+  @Test
+  void benchPrintsOneLinePerQueryAndMachineInfo() {
+    Run r = tide("bench", "nexmark", "--query", "q0,q2", "--events", "20000", "--nodes", "1", "--slots", "2",
+        "--barrier-interval", "100ms");
+
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("JVM ", "Machine ", "events/s/core", "CPU s/M events");
+    assertThat(r.out()).containsPattern("\\nq0 +20,000 +[0-9.]+ ");
+    assertThat(r.out()).containsPattern("\\nq2 +20,000 +[0-9.]+ ");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "playground --duration banana               | --duration",
+      "playground --duration 0s                   | --duration",
+      "playground --nodes 0                       | --nodes",
+      "playground --slots -1                      | --slots",
+      "playground --rate 0                        | --rate",
+      "playground --barrier-interval 1ms          | --barrier-interval",
+      "playground --frobnicate                    | --frobnicate",
+      "bench nexmark --query q6                   | --query",
+      "bench nexmark --query q1 --events 0        | --events",
+      "bench nexmark --query q1 --timeout forever | --timeout",
+      "bench nexmark                              | --query",
+  })
+  void badFlagsExitWithCodeTwoAndOneLineNamingTheOption(String args, String option) {
+    Run r = tide(args.trim().split(" +"));
+
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains(option).doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void missingSubcommandIsAUsageError() {
+    assertThat(tide().exitCode()).isEqualTo(2);
+    assertThat(tide("bench").exitCode()).isEqualTo(2);
+    assertThat(tide("--help").exitCode()).isZero();
+  }
+}

@@ -1,0 +1,322 @@
+package dev.tide.stream.plan;
+
+import static dev.tide.stream.expr.Ex.col;
+import static dev.tide.stream.expr.Ex.gt;
+import static dev.tide.stream.expr.Ex.lit;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tide.proto.plan.DispatchType;
+import dev.tide.proto.plan.Fragment;
+import dev.tide.proto.plan.FragmentEdge;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.stream.plan.PlanBuilder.Stream;
+import dev.tide.stream.queries.NexmarkQueries;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The fragments, exchanges and state tables the compiler derives from plans. */
+class JobCompilerTest {
+  private static final Map<String, String> OPTS = Map.of("events", "1000");
+  private static final int BASE = 1000;
+
+  static Set<String> queries() {
+    return NexmarkQueries.names();
+  }
+
+  private static JobDefinition compile(String q) {
+    return JobCompiler.compile(NexmarkQueries.plan(q, OPTS), 7, 256, BASE);
+  }
+
+  private static JobDefinition compile(PlanBuilder b) {
+    return JobCompiler.compile(b.build(), 7, 256, BASE);
+  }
+
+  // ---- helpers
+
+  private static List<PlanNode.KindCase> kinds(Fragment f) {
+    return f.getNodesList().stream().map(PlanNode::getKindCase).toList();
+  }
+
+  /** The only fragment whose nodes include this kind. */
+  private static Fragment fragmentWith(JobDefinition job, PlanNode.KindCase kind) {
+    List<Fragment> found = job.getFragmentsList().stream().filter(f -> kinds(f).contains(kind)).toList();
+    assertThat(found).as("fragments with %s", kind).hasSize(1);
+    return found.get(0);
+  }
+
+  private static List<Fragment> fragmentsWith(JobDefinition job, PlanNode.KindCase kind) {
+    return job.getFragmentsList().stream().filter(f -> kinds(f).contains(kind)).toList();
+  }
+
+  private static List<FragmentEdge> edgesInto(JobDefinition job, Fragment f) {
+    return job.getEdgesList().stream().filter(e -> e.getDownstreamFragmentId() == f.getFragmentId()).toList();
+  }
+
+  private static FragmentEdge edge(JobDefinition job, Fragment up, Fragment down) {
+    List<FragmentEdge> es = job.getEdgesList().stream()
+        .filter(e -> e.getUpstreamFragmentId() == up.getFragmentId() && e.getDownstreamFragmentId() == down.getFragmentId()).toList();
+    assertThat(es).as("edges %d -> %d", up.getFragmentId(), down.getFragmentId()).hasSize(1);
+    return es.get(0);
+  }
+
+  private static TableCatalog table(JobDefinition job, String name) {
+    return job.getTablesList().stream().filter(t -> t.getName().equals(name)).findFirst().orElseThrow();
+  }
+
+  private static Fragment root(JobDefinition job, FragmentEdge e) {
+    return job.getFragments(e.getUpstreamFragmentId());
+  }
+
+  private static PlanNode rootNode(Fragment f) {
+    return f.getNodes(f.getNodesCount() - 1);
+  }
+
+  // ---- built-in queries
+
+  @Test
+  void q0IsASourceFragmentHashedByRowIdIntoTheView() {
+    JobDefinition job = compile("q0");
+    assertThat(job.getFragmentsCount()).isEqualTo(2);
+    Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
+    Fragment mv = fragmentWith(job, PlanNode.KindCase.MATERIALIZE);
+    assertThat(src.getHasSource()).isTrue();
+    assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.PROJECT);
+    assertThat(kinds(mv)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.MATERIALIZE);
+    FragmentEdge e = edge(job, src, mv);
+    assertThat(e.getType()).isEqualTo(DispatchType.HASH);
+    int rowId = columnIndex(rootNode(src), "_row_id");
+    assertThat(e.getDistKeyList()).containsExactly(rowId);
+    TableCatalog view = table(job, "q0");
+    assertThat(view.getIsMv()).isTrue();
+    assertThat(view.getPkList()).containsExactly(rowId);
+    assertThat(view.getDistKeyList()).containsExactly(rowId);
+    assertThat(mv.getSingleton()).isFalse();
+    assertThat(job.getVnodeCount()).isEqualTo(256);
+    assertThat(job.getJobId()).isEqualTo(7);
+  }
+
+  @Test
+  void q5HashesCountsByAuctionAndWindowThenMaxesAndJoinsByWindow() {
+    JobDefinition job = compile("q5");
+    Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
+    assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.WINDOW);
+    List<Fragment> aggs = fragmentsWith(job, PlanNode.KindCase.HASH_AGG);
+    assertThat(aggs).hasSize(2);
+    Fragment counts = aggs.stream().filter(f -> rootNode(f).getHashAgg().getGroupKeysCount() == 2).findFirst().orElseThrow();
+    Fragment maxes = aggs.stream().filter(f -> rootNode(f).getHashAgg().getGroupKeysCount() == 1).findFirst().orElseThrow();
+    Fragment join = fragmentWith(job, PlanNode.KindCase.HASH_JOIN);
+    assertThat(kinds(join)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.MERGE, PlanNode.KindCase.HASH_JOIN,
+        PlanNode.KindCase.FILTER, PlanNode.KindCase.PROJECT, PlanNode.KindCase.MATERIALIZE);
+
+    // count(*) by (auction, window_start): hashed by both, in group-key order.
+    PlanNode window = rootNode(src);
+    FragmentEdge toCounts = edge(job, src, counts);
+    assertThat(toCounts.getType()).isEqualTo(DispatchType.HASH);
+    assertThat(toCounts.getDistKeyList()).containsExactly(columnIndex(window, "auction"), columnIndex(window, "window_start"));
+    // max by window_start: re-hashed by window_start (column 1 of the counts).
+    FragmentEdge toMaxes = edge(job, counts, maxes);
+    assertThat(toMaxes.getType()).isEqualTo(DispatchType.HASH);
+    assertThat(toMaxes.getDistKeyList()).containsExactly(1);
+    // The join needs both sides hashed exactly by window_start: counts are re-hashed, the maxes already are.
+    FragmentEdge countsToJoin = edge(job, counts, join);
+    assertThat(countsToJoin.getType()).isEqualTo(DispatchType.HASH);
+    assertThat(countsToJoin.getDistKeyList()).containsExactly(1);
+    FragmentEdge maxesToJoin = edge(job, maxes, join);
+    assertThat(maxesToJoin.getType()).isEqualTo(DispatchType.NO_SHUFFLE);
+    assertThat(maxesToJoin.getDistKeyList()).isEmpty();
+    assertThat(job.getEdgesCount()).isEqualTo(4);
+
+    assertThat(table(job, "q5.2.agg").getDistKeyList()).containsExactly(0, 1);
+    assertThat(table(job, "q5.3.agg").getDistKeyList()).containsExactly(0);
+    assertThat(table(job, "q5.3.minmax0").getPkList()).containsExactly(0, 1);
+    assertThat(table(job, "q5.4.left").getDistKeyList()).containsExactly(1);
+    assertThat(table(job, "q5.4.right").getDistKeyList()).containsExactly(0);
+    // The view is hashed by window_start as the join delivers it: no further exchange.
+    assertThat(table(job, "q5").getDistKeyList()).containsExactly(2);
+    assertThat(job.getFragmentsList()).noneMatch(Fragment::getSingleton);
+  }
+
+  @ParameterizedTest
+  @MethodSource("queries")
+  void invariantsOfEveryBuiltInQuery(String q) {
+    checkInvariants(compile(q));
+  }
+
+  // ---- hand-built plans
+
+  @Test
+  void countWithoutGroupKeysIsASingletonFedByASimpleEdge() {
+    PlanBuilder b = new PlanBuilder("total");
+    b.source("nexmark", "bid", OPTS).groupBy().agg(Agg.count("n")).materialize("total");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    Fragment agg = fragmentWith(job, PlanNode.KindCase.HASH_AGG);
+    assertThat(agg.getSingleton()).isTrue();
+    assertThat(kinds(agg)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.HASH_AGG, PlanNode.KindCase.MATERIALIZE);
+    List<FragmentEdge> in = edgesInto(job, agg);
+    assertThat(in).hasSize(1);
+    assertThat(in.get(0).getType()).isEqualTo(DispatchType.SIMPLE);
+    assertThat(in.get(0).getDistKeyList()).isEmpty();
+    assertThat(fragmentWith(job, PlanNode.KindCase.SOURCE).getSingleton()).isFalse();
+    assertThat(table(job, "total").getPkList()).isEmpty();
+    assertThat(table(job, "total").getDistKeyList()).isEmpty();
+    assertThat(table(job, "total.1.agg").getDistKeyList()).isEmpty();
+  }
+
+  @Test
+  void fanOutWithoutExchangeUsesNoShuffleEdges() {
+    PlanBuilder b = new PlanBuilder("fan");
+    Stream counts = b.source("nexmark", "bid", OPTS).groupBy("auction").agg(Agg.count("n"));
+    counts.materialize("all_counts");
+    counts.filter(gt(col("n"), lit(1L))).materialize("repeat_counts");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    Fragment agg = fragmentWith(job, PlanNode.KindCase.HASH_AGG);
+    assertThat(kinds(agg)).as("a stream with two consumers ends its fragment")
+        .containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.HASH_AGG);
+    List<FragmentEdge> out = job.getEdgesList().stream().filter(e -> e.getUpstreamFragmentId() == agg.getFragmentId()).toList();
+    assertThat(out).hasSize(2).allSatisfy(e -> {
+      assertThat(e.getType()).isEqualTo(DispatchType.NO_SHUFFLE);
+      assertThat(e.getDistKeyList()).isEmpty();
+    });
+    assertThat(out).extracting(FragmentEdge::getDownstreamFragmentId).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void sourceFanOutToTwoSinksUsesNoShuffleEdges() {
+    PlanBuilder b = new PlanBuilder("copy");
+    Stream bids = b.source("nexmark", "bid", OPTS);
+    bids.sink("/tmp/all");
+    bids.filter(gt(col("price"), lit(100L))).sink("/tmp/expensive");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
+    assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE);
+    assertThat(job.getEdgesList()).hasSize(2).allSatisfy(e -> {
+      assertThat(e.getUpstreamFragmentId()).isEqualTo(src.getFragmentId());
+      assertThat(e.getType()).isEqualTo(DispatchType.NO_SHUFFLE);
+    });
+    assertThat(job.getTablesList()).extracting(TableCatalog::getName).containsExactly("copy.0.splits");
+  }
+
+  @Test
+  void singletonFanOutMakesItsConsumersSingletons() {
+    PlanBuilder b = new PlanBuilder("fan");
+    Stream total = b.source("nexmark", "bid", OPTS).groupBy().agg(Agg.count("n"));
+    total.materialize("a");
+    total.filter(gt(col("n"), lit(10L))).materialize("b");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    assertThat(job.getFragmentsList()).filteredOn(f -> !f.getHasSource()).hasSize(3).allMatch(Fragment::getSingleton);
+  }
+
+  @Test
+  void joinWithASingletonSideBringsTheOtherSideByASimpleEdge() {
+    PlanBuilder b = new PlanBuilder("top");
+    Stream bids = b.source("nexmark", "bid", OPTS);
+    Stream max = b.source("nexmark", "bid", OPTS).groupBy().agg(Agg.max("price", "maxprice"));
+    bids.join(max, List.of("price"), List.of("maxprice")).project("auction", "price", "_row_id").materialize("top");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    Fragment join = fragmentWith(job, PlanNode.KindCase.HASH_JOIN);
+    assertThat(join.getSingleton()).isTrue();
+    assertThat(edgesInto(job, join)).extracting(FragmentEdge::getType).containsOnly(DispatchType.SIMPLE, DispatchType.NO_SHUFFLE)
+        .contains(DispatchType.SIMPLE);
+    assertThat(table(job, "top.3.left").getDistKeyList()).isEmpty();
+    assertThat(table(job, "top.3.right").getDistKeyList()).isEmpty();
+  }
+
+  @Test
+  void aggregateAlreadyHashedByASubsetOfItsKeysNeedsNoExchange() {
+    PlanBuilder b = new PlanBuilder("nested");
+    b.source("nexmark", "bid", OPTS).groupBy("auction").agg(Agg.count("n"))
+        .groupBy("auction", "n").agg(Agg.count("c")).materialize("nested");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    assertThat(job.getEdgesCount()).isEqualTo(1);
+    assertThat(fragmentsWith(job, PlanNode.KindCase.HASH_AGG)).hasSize(1);
+    assertThat(table(job, "nested.2.agg").getDistKeyList()).containsExactly(0);
+  }
+
+  @Test
+  void tableIdsAreContiguousFromTheBase() {
+    JobDefinition job = compile("q4");
+    List<Integer> ids = job.getTablesList().stream().map(TableCatalog::getTableId).toList();
+    List<Integer> expected = new ArrayList<>();
+    for (int i = 0; i < ids.size(); i++) {
+      expected.add(BASE + i);
+    }
+    assertThat(ids).isEqualTo(expected);
+  }
+
+  // ---- invariants
+
+  /**
+   * Structural invariants of any compiled job: pk ⊇ dist key for every table; tables belong to the
+   * fragment that lists them; each merge leaf has exactly one edge from its upstream fragment; HASH
+   * edges name columns of the upstream root; SIMPLE edges end in singletons; NO_SHUFFLE edges link
+   * fragments of the same kind; node ids are unique.
+   */
+  static void checkInvariants(JobDefinition job) {
+    Set<Integer> listed = new HashSet<>();
+    for (Fragment f : job.getFragmentsList()) {
+      assertThat(f.getFragmentId()).isEqualTo(job.getFragmentsList().indexOf(f));
+      listed.addAll(f.getStateTableIdsList());
+      for (int t : f.getStateTableIdsList()) {
+        assertThat(job.getTablesList().stream().filter(x -> x.getTableId() == t).findFirst().orElseThrow().getFragmentId())
+            .isEqualTo(f.getFragmentId());
+      }
+      List<Integer> mergeUps = f.getNodesList().stream().filter(PlanNode::hasMerge).map(n -> n.getMerge().getUpstreamFragmentId()).toList();
+      List<Integer> edgeUps = edgesInto(job, f).stream().map(FragmentEdge::getUpstreamFragmentId).toList();
+      assertThat(edgeUps).as("fragment %d: one edge per merge leaf", f.getFragmentId()).containsExactlyInAnyOrderElementsOf(mergeUps);
+      assertThat(f.getHasSource()).isEqualTo(f.getNodesList().stream().anyMatch(PlanNode::hasSource));
+    }
+    assertThat(listed).isEqualTo(job.getTablesList().stream().map(TableCatalog::getTableId).collect(Collectors.toSet()));
+    for (TableCatalog t : job.getTablesList()) {
+      assertThat(t.getPkList()).as("table %s: pk ⊇ dist key", t.getName()).containsAll(t.getDistKeyList());
+      assertThat(t.getPkList()).allMatch(p -> p >= 0 && p < t.getColumnsCount());
+      boolean singleton = job.getFragments(t.getFragmentId()).getSingleton();
+      if (singleton) {
+        assertThat(t.getDistKeyList()).as("table %s of a singleton fragment", t.getName()).isEmpty();
+      }
+    }
+    for (FragmentEdge e : job.getEdgesList()) {
+      Fragment up = root(job, e);
+      Fragment down = job.getFragments(e.getDownstreamFragmentId());
+      switch (e.getType()) {
+        case HASH -> {
+          assertThat(e.getDistKeyList()).isNotEmpty();
+          assertThat(e.getDistKeyList()).allMatch(c -> c >= 0 && c < rootNode(up).getSchemaCount());
+          assertThat(down.getSingleton()).isFalse();
+        }
+        case SIMPLE -> assertThat(down.getSingleton()).isTrue();
+        case NO_SHUFFLE -> assertThat(up.getSingleton()).isEqualTo(down.getSingleton());
+        default -> { }
+      }
+    }
+    Set<Integer> ids = new HashSet<>();
+    for (Fragment f : job.getFragmentsList()) {
+      for (PlanNode n : f.getNodesList()) {
+        assertThat(ids.add(n.getId())).as("node id %d is unique", n.getId()).isTrue();
+      }
+    }
+  }
+
+  private static int columnIndex(PlanNode n, String name) {
+    for (int i = 0; i < n.getSchemaCount(); i++) {
+      if (n.getSchema(i).getName().equals(name)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no column " + name + " in node " + n.getId());
+  }
+}

@@ -1,0 +1,112 @@
+package dev.tide.stream.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tide.common.hash.VnodeBitmap;
+import dev.tide.common.hash.VnodeHasher;
+import dev.tide.proto.plan.DataTypeProto;
+import dev.tide.proto.plan.FieldProto;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.storage.StateStore;
+import dev.tide.storage.sst.BlockCache;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/**
+ * A state table (pk = (k BIGINT, s VARCHAR), dist key = k) against a sorted-map model over random
+ * puts, deletes, barriers, point reads and prefix reads; the memtable and the store must merge to
+ * the model at every step.
+ */
+class StateTablePropertyTest {
+  private static final TableCatalog TABLE = TableCatalog.newBuilder().setTableId(42).setName("t")
+      .addColumns(FieldProto.newBuilder().setName("k").setType(DataTypeProto.BIGINT))
+      .addColumns(FieldProto.newBuilder().setName("s").setType(DataTypeProto.VARCHAR))
+      .addColumns(FieldProto.newBuilder().setName("v").setType(DataTypeProto.DOUBLE))
+      .addPk(0).addPk(1).addDistKey(0).setVisibleColumns(3).build();
+  private static final String[] STRINGS = {"", "a", "a\0", "ab", "b", "é", "\uD83D\uDE00"};
+
+  /** Model order of pks: k numerically, then s by code point. */
+  private static final Comparator<List<Object>> PK_ORDER = Comparator
+      .<List<Object>>comparingLong(l -> (Long) l.get(0))
+      .thenComparing(l -> (String) l.get(1), (a, b) -> Arrays.compare(a.codePoints().toArray(), b.codePoints().toArray()));
+
+  private static StateStore store() {
+    AtomicLong ids = new AtomicLong();
+    return new StateStore(new MemoryObjectStore(), new BlockCache(1 << 20), "state", ids::incrementAndGet);
+  }
+
+  @Property(tries = 200)
+  void readsMergeMemtableOverStoreLikeTheModel(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    StateTable t = new StateTable(TABLE, store(), VnodeBitmap.full(256), 256);
+    TreeMap<List<Object>, Object[]> model = new TreeMap<>(PK_ORDER);
+    long epoch = 1;
+    for (int step = 0; step < 200; step++) {
+      long k = rnd.nextInt(4) - 1;
+      String s = STRINGS[rnd.nextInt(STRINGS.length)];
+      List<Object> pk = List.of(k, s);
+      String where = "seed " + seed + " step " + step;
+      switch (rnd.nextInt(7)) {
+        case 0, 1 -> {
+          Object[] row = {k, s, rnd.nextInt(5) == 0 ? null : rnd.nextDouble()};
+          t.put(row);
+          model.put(pk, row);
+        }
+        case 2 -> {
+          t.deleteByPk(new Object[] {k, s});
+          model.remove(pk);
+        }
+        case 3 -> t.commit(epoch++);
+        case 4 -> assertThat(t.get(new Object[] {k, s})).as(where).isEqualTo(model.get(pk));
+        default -> {
+          List<Object[]> expected = new ArrayList<>();
+          for (Map.Entry<List<Object>, Object[]> e : model.entrySet()) {
+            if (e.getKey().get(0).equals(k)) {
+              expected.add(e.getValue());
+            }
+          }
+          assertThat(t.scanPrefix(new Object[] {k})).as(where).containsExactlyElementsOf(expected);
+          assertThat(t.firstInPrefix(new Object[] {k})).as(where).isEqualTo(expected.isEmpty() ? null : expected.get(0));
+          assertThat(t.lastInPrefix(new Object[] {k})).as(where).isEqualTo(expected.isEmpty() ? null : expected.get(expected.size() - 1));
+        }
+      }
+    }
+  }
+
+  @Example
+  void writesOutsideTheOwnedVnodesAreRefused() {
+    int vnode = new VnodeHasher().vnode(new Object[] {5L}, 256);
+    VnodeBitmap others = VnodeBitmap.full(256).andNot(VnodeBitmap.of(256, vnode));
+    StateTable t = new StateTable(TABLE, store(), others, 256);
+    assertThatThrownBy(() -> t.put(new Object[] {5L, "a", 1.0}))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("table 42").hasMessageContaining("vnode " + vnode).hasMessageContaining("does not own");
+  }
+
+  @Example
+  void vnodesChangeOnlyWithoutUncommittedWrites() {
+    StateTable t = new StateTable(TABLE, store(), VnodeBitmap.full(256), 256);
+    t.put(new Object[] {1L, "a", 1.0});
+    assertThatThrownBy(() -> t.updateVnodes(VnodeBitmap.empty(256))).hasMessageContaining("uncommitted writes");
+    t.commit(1);
+    t.updateVnodes(VnodeBitmap.of(256, 3));
+    assertThat(t.vnodes()).isEqualTo(VnodeBitmap.of(256, 3));
+  }
+
+  @Example
+  void distKeyOutsideThePkIsRefused() {
+    TableCatalog bad = TABLE.toBuilder().clearDistKey().addDistKey(2).build();
+    assertThatThrownBy(() -> new StateTable(bad, store(), VnodeBitmap.full(256), 256))
+        .hasMessageContaining("dist key column 2 is not in the pk [0, 1]");
+  }
+}
