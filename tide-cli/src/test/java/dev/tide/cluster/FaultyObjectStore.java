@@ -10,6 +10,8 @@ final class FaultyObjectStore implements ObjectStore {
   private final ObjectStore inner;
   private final AtomicInteger failingPuts = new AtomicInteger();
   private final AtomicInteger failingReads = new AtomicInteger();
+  private final Object holdLock = new Object();
+  private boolean holding;
 
   FaultyObjectStore(ObjectStore inner) {
     this.inner = inner;
@@ -24,8 +26,32 @@ final class FaultyObjectStore implements ObjectStore {
     failingReads.set(n);
   }
 
+  /** Puts block until {@link #releasePuts}: uploads stall, so no epoch commits meanwhile. */
+  void holdPuts() {
+    synchronized (holdLock) {
+      holding = true;
+    }
+  }
+
+  void releasePuts() {
+    synchronized (holdLock) {
+      holding = false;
+      holdLock.notifyAll();
+    }
+  }
+
   @Override
   public void put(String path, byte[] bytes) {
+    synchronized (holdLock) {
+      while (holding) {
+        try {
+          holdLock.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new ObjectStoreException("put", path, "interrupted while held");
+        }
+      }
+    }
     if (failingPuts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new ObjectStoreException("put", path, "injected fault");
     }

@@ -459,6 +459,10 @@ public final class Meta implements AutoCloseable {
       throw new RescheduleException("reschedule of job '" + req.job() + "' refused: a previous reschedule of it is in flight"
           + (j.reschedulingEpoch > 0 ? " (epoch " + j.reschedulingEpoch + " not yet committed)" : "") + "; retry once it commits");
     }
+    if (req.intent() != null && req.intent().job() instanceof Intent.Fixed f && f.parallelism() > j.def.getVnodeCount()) {
+      throw new RescheduleException("scale of job '" + req.job() + "' refused: parallelism " + f.parallelism()
+          + " exceeds the job's vnode count " + j.def.getVnodeCount() + "; use at most " + j.def.getVnodeCount());
+    }
     long[] ids = {nextActorId};
     List<Worker> schedulable = schedulableWorkers();
     JobLayout target = req.plan() != null

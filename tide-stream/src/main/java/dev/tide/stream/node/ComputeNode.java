@@ -57,6 +57,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   private final ActorBuilder builder;
   private final ExecutorService uploader;
   private volatile int workerId = -1;
+  private volatile boolean closed;
 
   private final Object lock = new Object();
   private final Map<Long, Running> actors = new HashMap<>();
@@ -255,6 +256,9 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
         }
         meta.reportCollected(CollectedReport.newBuilder().setWorkerId(workerId).setEpoch(barrier.prevEpoch()).addAllSsts(ssts).build());
       } catch (RuntimeException e) {
+        if (closed) {
+          return; // shutting down: the interrupted upload is not a failure
+        }
         LOG.warn("{}: upload of epoch {} failed: {}", name, barrier.prevEpoch(), e.toString());
         failed(-1, e);
       }
@@ -318,6 +322,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   }
 
   public void shutdown() {
+    closed = true;
     stopAll();
     uploader.shutdownNow();
   }

@@ -113,7 +113,7 @@ public final class HashAggOp implements Operator {
       }
       Object[] key = new Object[groupKeys.length];
       for (int k = 0; k < key.length; k++) {
-        key[k] = chunk.column(groupKeys[k]).get(i);
+        key[k] = normalizeZero(chunk.column(groupKeys[k]).get(i));
       }
       Group g = group(key);
       int sign = Op.sign(chunk.op(i));
@@ -170,6 +170,11 @@ public final class HashAggOp implements Operator {
         }
       }
     }
+  }
+
+  /** -0.0 and 0.0 are one key (as in the key encoding); the cache must not tell them apart. */
+  static Object normalizeZero(Object v) {
+    return v instanceof Double d && d == 0.0 ? (Object) 0.0 : v;
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})

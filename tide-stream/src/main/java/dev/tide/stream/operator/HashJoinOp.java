@@ -118,9 +118,9 @@ public final class HashJoinOp implements Operator {
     }
   }
 
-  /** Join keys compare across INT and BIGINT: integers are widened to Long. */
+  /** Join keys compare across INT and BIGINT (integers widen to Long), and -0.0 equals 0.0. */
   private static Object normalize(Object v) {
-    return v instanceof Integer i ? (Object) i.longValue() : v;
+    return v instanceof Integer i ? (Object) i.longValue() : HashAggOp.normalizeZero(v);
   }
 
   private List<Object[]> cached(int side, Object[] key) {

@@ -12,7 +12,8 @@ import dev.tide.stream.actor.Operator;
 /**
  * Window assignment. TUMBLE appends {@code window_start = floor(t / size) * size} and
  * {@code window_end}; HOP emits one row per window {@code [w, w + size)} containing t, with w a
- * multiple of the slide (update pairs become delete + insert, since their windows may differ).
+ * multiple of the slide (update pairs become delete + insert, since their windows may differ). A
+ * null time has no window: TUMBLE gives it null window columns, HOP drops the row.
  */
 public final class WindowOp implements Operator {
   private final boolean hop;
@@ -57,28 +58,37 @@ public final class WindowOp implements Operator {
     for (int i = 0; i < m; i++) {
       ops[i] = Op.normalize(ops[i]);
     }
-    out.emit(withWindow(g, starts, m));
+    out.emit(withWindow(g, starts, m, null));
   }
 
+  /** A row whose time is null belongs to no window: its window columns are null. */
   private StreamChunk tumble(StreamChunk chunk) {
     int n = chunk.size();
     LongColumn t = (LongColumn) chunk.column(timeColumn);
     long[] starts = new long[n];
+    boolean[] nulls = null;
     for (int i = 0; i < n; i++) {
-      starts[i] = Math.floorDiv(t.getLong(i), size) * size;
+      if (t.isNull(i)) {
+        if (nulls == null) {
+          nulls = new boolean[n];
+        }
+        nulls[i] = true;
+      } else {
+        starts[i] = Math.floorDiv(t.getLong(i), size) * size;
+      }
     }
-    return withWindow(chunk, starts, n);
+    return withWindow(chunk, starts, n, nulls);
   }
 
-  private StreamChunk withWindow(StreamChunk c, long[] starts, int n) {
+  private StreamChunk withWindow(StreamChunk c, long[] starts, int n, boolean[] nulls) {
     long[] ends = new long[n];
     for (int i = 0; i < n; i++) {
       ends[i] = starts[i] + size;
     }
     Column[] cols = new Column[c.columnCount() + 2];
     System.arraycopy(c.columns(), 0, cols, 0, c.columnCount());
-    cols[cols.length - 2] = new LongColumn(DataType.TIMESTAMP, starts, n, null);
-    cols[cols.length - 1] = new LongColumn(DataType.TIMESTAMP, ends, n, null);
+    cols[cols.length - 2] = new LongColumn(DataType.TIMESTAMP, starts, n, nulls);
+    cols[cols.length - 1] = new LongColumn(DataType.TIMESTAMP, ends, n, nulls);
     return c.withColumns(cols);
   }
 }

@@ -18,7 +18,6 @@ import dev.tide.stream.plan.PlanBuilder.Stream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,8 +34,6 @@ class NegativeZeroKeyTest {
   }
 
   @Test
-  @Disabled("bug in HashAggOp (not owned here): groups -0.0 and 0.0 apart in its cache while their state row is shared;"
-      + " fix: normalize -0.0 to 0.0 in group keys before the cache lookup")
   void groupByCountsNegativeAndPositiveZeroAsOneGroup() throws InterruptedException {
     PlanBuilder b = new PlanBuilder("g");
     doubles(b, "price", "d").groupBy("d").agg(Agg.count("n")).materialize("g");
@@ -54,9 +51,6 @@ class NegativeZeroKeyTest {
   }
 
   @Test
-  @Disabled("bug in HashJoinOp (not owned here): its per-key row cache keys -0.0 and 0.0 apart, so a row stored under"
-      + " -0.0 is missing from the cached list of 0.0 and a later probe with 0.0 loses a match;"
-      + " fix: normalize -0.0 to 0.0 in HashJoinOp.normalize")
   void joinMatchesNegativeZeroWithPositiveZero() throws InterruptedException {
     PlanBuilder b = new PlanBuilder("j");
     Stream left = doubles(b, "price", "d");

@@ -20,7 +20,6 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
-import org.junit.jupiter.api.Disabled;
 
 /** Window assignment: tumbling windows append [start, end); hopping windows emit one row per window. */
 class WindowOpTest {
@@ -80,8 +79,6 @@ class WindowOpTest {
   }
 
   @Example
-  @Disabled("bug in WindowOp (not owned here): tumble reads the 0 stored under a null time and assigns window [0, size);"
-      + " hop drops such rows. Fix: give a null time a null window_start/window_end (or drop the row as hop does)")
   void tumbleOfANullTimeHasNoWindow() throws InterruptedException {
     List<Row> rows = run(window(WindowKind.TUMBLE, 10, 10), chunk(TYPES, ins(2L, null)));
     assertThat(rows).allSatisfy(r -> assertThat(r.values()[2]).isNull());

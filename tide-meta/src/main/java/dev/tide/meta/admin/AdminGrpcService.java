@@ -1,0 +1,209 @@
+package dev.tide.meta.admin;
+
+import dev.tide.meta.ClusterSnapshot;
+import dev.tide.meta.Meta;
+import dev.tide.meta.RescheduleRequest;
+import dev.tide.meta.RescheduleResult;
+import dev.tide.meta.scale.Intent;
+import dev.tide.meta.scale.JobIntent;
+import dev.tide.meta.scale.LayoutDiff;
+import dev.tide.meta.scale.ReschedulePlan;
+import dev.tide.meta.schedule.Worker;
+import dev.tide.proto.admin.AdminServiceGrpc;
+import dev.tide.proto.admin.ClusterRequest;
+import dev.tide.proto.admin.ClusterResponse;
+import dev.tide.proto.admin.FragmentsRequest;
+import dev.tide.proto.admin.FragmentsResponse;
+import dev.tide.proto.admin.JobRequest;
+import dev.tide.proto.admin.PauseResponse;
+import dev.tide.proto.admin.RescheduleJobRequest;
+import dev.tide.proto.admin.RescheduleReply;
+import dev.tide.proto.admin.ScaleJobRequest;
+import dev.tide.proto.admin.StatusRequest;
+import dev.tide.proto.admin.StatusResponse;
+import dev.tide.proto.admin.WorkerAddRequest;
+import dev.tide.proto.admin.WorkerAddResponse;
+import dev.tide.proto.admin.WorkerDrainRequest;
+import dev.tide.proto.admin.WorkerDrainResponse;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin API ({@code tide ctl}) over {@link Meta}. Requests go through the same calls as a
+ * scaling policy's ({@link Meta#reschedule}, {@link Meta#setPaused}, {@link Meta#drainWorker}), so
+ * meta's validation and its one-reschedule-at-a-time rule apply to people too. Bad input changes
+ * nothing: everything is validated before meta applies anything.
+ *
+ * <p>Errors: {@link IllegalArgumentException} (including {@code RescheduleException}) becomes
+ * INVALID_ARGUMENT, {@link IllegalStateException} FAILED_PRECONDITION, a missing
+ * {@link WorkerLauncher} UNIMPLEMENTED; the description is the exception's message, one line.
+ *
+ * <p>Thread-safety: handlers run on gRPC threads; {@link Meta} serializes them on its driver.
+ */
+public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBase {
+  private static final Logger LOG = LoggerFactory.getLogger(AdminGrpcService.class);
+  /** Most slots a worker started through the API may offer. */
+  public static final int MAX_SLOTS = 256;
+
+  private final Meta meta;
+  private final WorkerLauncher launcher;
+
+  /**
+   * @param launcher starts compute nodes for {@code WorkerAdd}; null when this deployment cannot
+   */
+  public AdminGrpcService(Meta meta, WorkerLauncher launcher) {
+    this.meta = meta;
+    this.launcher = launcher;
+  }
+
+  @Override
+  public void cluster(ClusterRequest req, StreamObserver<ClusterResponse> out) {
+    answer(out, "cluster", () -> AdminViews.cluster(meta.snapshot()));
+  }
+
+  @Override
+  public void fragments(FragmentsRequest req, StreamObserver<FragmentsResponse> out) {
+    answer(out, "fragments", () -> AdminViews.fragments(job(meta.snapshot(), req.getJob())));
+  }
+
+  @Override
+  public void reschedule(RescheduleJobRequest req, StreamObserver<RescheduleReply> out) {
+    answer(out, "reschedule", () -> {
+      ClusterSnapshot.JobView before = job(meta.snapshot(), req.getJob());
+      ReschedulePlan plan = ReschedulePlan.parse(req.getPlan());
+      RescheduleResult r = meta.reschedule(RescheduleRequest.plan(req.getJob(), plan, req.getDryRun()));
+      return reply(before, r, before.intent());
+    });
+  }
+
+  @Override
+  public void scale(ScaleJobRequest req, StreamObserver<RescheduleReply> out) {
+    answer(out, "scale", () -> {
+      ClusterSnapshot.JobView before = job(meta.snapshot(), req.getJob());
+      String what = req.hasFragment() ? "scale of fragment " + req.getFragment() + " of job '" + req.getJob() + "'"
+          : "scale of job '" + req.getJob() + "'";
+      Intent intent;
+      try {
+        intent = Intent.parse(req.getParallelism());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(what + " refused: " + e.getMessage(), e);
+      }
+      int vnodes = before.definition().getVnodeCount();
+      if (intent instanceof Intent.Fixed f && f.parallelism() > vnodes) {
+        throw new IllegalArgumentException(what + " refused: parallelism " + f.parallelism() + " exceeds the job's vnode count "
+            + vnodes + "; ask for at most " + vnodes + ", or 'adaptive' / 'bounded(N)' to follow the cluster's slots");
+      }
+      JobIntent next = req.hasFragment() ? before.intent().withOverride(req.getFragment(), intent) : before.intent().withJob(intent);
+      RescheduleResult r = meta.reschedule(new RescheduleRequest(req.getJob(), next, null, req.getDryRun()));
+      return reply(before, r, req.getDryRun() ? before.intent() : next);
+    });
+  }
+
+  private static RescheduleReply reply(ClusterSnapshot.JobView before, RescheduleResult r, JobIntent intent) {
+    LayoutDiff d = r.diff();
+    int actorsBefore = before.layout().allActors().size();
+    return RescheduleReply.newBuilder().setDiff(d.render()).setApplied(r.applied()).setActorsBefore(actorsBefore)
+        .setActorsAfter(actorsBefore + d.addedActors() - d.droppedActors()).setMovedVnodes(d.movedVnodes())
+        .setMovedSplits(d.movedSplits()).setIntent(intent.render()).build();
+  }
+
+  @Override
+  public void pause(JobRequest req, StreamObserver<PauseResponse> out) {
+    answer(out, "pause", () -> setPaused(req.getJob(), true));
+  }
+
+  @Override
+  public void resume(JobRequest req, StreamObserver<PauseResponse> out) {
+    answer(out, "resume", () -> setPaused(req.getJob(), false));
+  }
+
+  private PauseResponse setPaused(String job, boolean paused) {
+    boolean was = job(meta.snapshot(), job).paused();
+    meta.setPaused(job, paused);
+    return PauseResponse.newBuilder().setChanged(was != paused).build();
+  }
+
+  @Override
+  public void workerAdd(WorkerAddRequest req, StreamObserver<WorkerAddResponse> out) {
+    answer(out, "worker add", () -> {
+      if (launcher == null) {
+        throw Status.UNIMPLEMENTED.withDescription("worker add is not available: this meta cannot start compute nodes;"
+            + " start one on a machine of your choice and let it register with meta").asRuntimeException();
+      }
+      int slots = req.getSlots() == 0 ? launcher.defaultSlots() : req.getSlots();
+      if (slots < 1 || slots > MAX_SLOTS) {
+        throw new IllegalArgumentException("worker add refused: slots " + Integer.toUnsignedString(req.getSlots())
+            + " must be between 1 and " + MAX_SLOTS);
+      }
+      int id = launcher.launch(slots);
+      LOG.info("worker {} started on request with {} slots", id, slots);
+      return WorkerAddResponse.newBuilder().setWorkerId(id).setSlots(slots).build();
+    });
+  }
+
+  @Override
+  public void workerDrain(WorkerDrainRequest req, StreamObserver<WorkerDrainResponse> out) {
+    answer(out, "worker drain", () -> {
+      ClusterSnapshot s = meta.snapshot();
+      int id = req.getWorkerId();
+      List<Integer> ids = s.workers().stream().map(Worker::id).sorted().toList();
+      if (!ids.contains(id)) {
+        throw new IllegalArgumentException("drain of worker " + Integer.toUnsignedString(id) + " refused: unknown worker; workers: " + ids);
+      }
+      boolean draining = s.draining().contains(id);
+      if (!draining && ids.stream().filter(w -> !s.draining().contains(w)).count() == 1) {
+        throw new IllegalStateException("drain of worker " + id + " refused: it is the last schedulable worker, its actors"
+            + " would have nowhere to go; add a worker first (tide ctl worker add)");
+      }
+      int actors = s.jobs().values().stream().mapToInt(j -> j.layout().actorsPerWorker().getOrDefault(id, 0)).sum();
+      meta.drainWorker(id);
+      return WorkerDrainResponse.newBuilder().setActors(actors).build();
+    });
+  }
+
+  @Override
+  public void status(StatusRequest req, StreamObserver<StatusResponse> out) {
+    answer(out, "status", () -> AdminViews.status(meta.stats()));
+  }
+
+  private static ClusterSnapshot.JobView job(ClusterSnapshot s, String name) {
+    ClusterSnapshot.JobView j = s.jobs().get(name);
+    if (j == null) {
+      throw new IllegalArgumentException("unknown job '" + name + "'; jobs: " + s.jobs().keySet());
+    }
+    return j;
+  }
+
+  /** Runs {@code work} and sends its reply, or the status its exception maps to. */
+  private static <T> void answer(StreamObserver<T> out, String op, Supplier<T> work) {
+    T reply;
+    try {
+      reply = work.get();
+    } catch (StatusRuntimeException e) {
+      out.onError(e);
+      return;
+    } catch (IllegalArgumentException e) {
+      out.onError(status(Status.INVALID_ARGUMENT, op, e));
+      return;
+    } catch (IllegalStateException e) {
+      out.onError(status(Status.FAILED_PRECONDITION, op, e));
+      return;
+    } catch (RuntimeException e) {
+      LOG.warn("admin request '{}' failed", op, e);
+      out.onError(Status.INTERNAL.withDescription(op + " failed: " + e).asRuntimeException());
+      return;
+    }
+    out.onNext(reply);
+    out.onCompleted();
+  }
+
+  private static StatusRuntimeException status(Status status, String op, RuntimeException e) {
+    String message = e.getMessage() == null ? op + " failed: " + e.getClass().getSimpleName() : e.getMessage();
+    return status.withDescription(message).asRuntimeException();
+  }
+}
