@@ -55,6 +55,7 @@ public final class LocalCluster implements AutoCloseable {
   private final List<Node> nodes = new ArrayList<>();
   private final BlockCache readerCache = new BlockCache(64L << 20);
   private final long blockCacheBytes;
+  private StateStore reader;
 
   /** A compute node with its in-process server. */
   public record Node(ComputeNode compute, Server server, int slots) {}
@@ -142,12 +143,15 @@ public final class LocalCluster implements AutoCloseable {
     return def;
   }
 
-  private StateStore reader() {
-    StateStore s = new StateStore(objects, readerCache, "state", () -> {
-      throw new IllegalStateException("a reader never writes");
-    });
-    s.commit(meta.committedVersion());
-    return s;
+  /** A read-only view of the committed state, kept across calls so open SST readers are reused. */
+  private synchronized StateStore reader() {
+    if (reader == null) {
+      reader = new StateStore(objects, readerCache, "state", () -> {
+        throw new IllegalStateException("a reader never writes");
+      });
+    }
+    reader.commit(meta.committedVersion());
+    return reader;
   }
 
   /** The committed rows of a materialized view (visible columns), in key order. */

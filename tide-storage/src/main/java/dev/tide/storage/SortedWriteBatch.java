@@ -31,6 +31,23 @@ public final class SortedWriteBatch {
     this.sizeBytes = bytes;
   }
 
+  /**
+   * A batch over keys the caller already holds sorted and unique (e.g. a sorted map's keys); a null
+   * value is a tombstone. Checks the order (one comparison per key) and takes the arrays over.
+   */
+  public static SortedWriteBatch ofSorted(byte[][] keys, byte[][] values) {
+    if (keys.length != values.length) {
+      throw new IllegalArgumentException(keys.length + " keys but " + values.length + " values");
+    }
+    for (int i = 1; i < keys.length; i++) {
+      if (Arrays.compareUnsigned(keys[i - 1], keys[i]) >= 0) {
+        throw new IllegalArgumentException("keys are not sorted and unique at index " + i + ": "
+            + StoreKeys.toHex(keys[i - 1]) + " then " + StoreKeys.toHex(keys[i]));
+      }
+    }
+    return keys.length == 0 ? EMPTY : new SortedWriteBatch(keys, values);
+  }
+
   /** A batch without entries. */
   public static SortedWriteBatch empty() {
     return EMPTY;

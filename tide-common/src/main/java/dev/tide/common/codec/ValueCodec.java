@@ -1,5 +1,11 @@
 package dev.tide.common.codec;
 
+import dev.tide.common.chunk.BoolColumn;
+import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.DoubleColumn;
+import dev.tide.common.chunk.IntColumn;
+import dev.tide.common.chunk.LongColumn;
+import dev.tide.common.chunk.StringColumn;
 import dev.tide.common.types.DataType;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -59,6 +65,48 @@ public final class ValueCodec {
    *
    * @throws IllegalArgumentException if {@code in} is shorter or longer than a row of {@code types}
    */
+  /** Encodes row {@code row} of the columns, exactly as {@link #encode(DataType[], Object[])} would, without boxing. */
+  public static byte[] encode(Column[] columns, int row) {
+    int n = 0;
+    for (Column c : columns) {
+      n += 1;
+      if (c.isNull(row)) {
+        continue;
+      }
+      n += switch (c.type()) {
+        case INT -> 4;
+        case BIGINT, TIMESTAMP, DOUBLE -> 8;
+        case BOOLEAN -> 1;
+        case VARCHAR -> 4 + ((StringColumn) c).length(row);
+      };
+    }
+    byte[] out = new byte[n];
+    int p = 0;
+    for (Column c : columns) {
+      if (c.isNull(row)) {
+        out[p++] = 0;
+        continue;
+      }
+      out[p++] = 1;
+      if (c instanceof LongColumn l) {
+        p = putLong(out, p, l.getLong(row));
+      } else if (c instanceof IntColumn i) {
+        p = putInt(out, p, i.getInt(row));
+      } else if (c instanceof DoubleColumn d) {
+        p = putLong(out, p, Double.doubleToLongBits(d.getDouble(row)));
+      } else if (c instanceof BoolColumn b) {
+        out[p++] = (byte) (b.getBool(row) ? 1 : 0);
+      } else {
+        StringColumn s = (StringColumn) c;
+        int len = s.length(row);
+        p = putInt(out, p, len);
+        System.arraycopy(s.data(), s.offset(row), out, p, len);
+        p += len;
+      }
+    }
+    return out;
+  }
+
   public static Object[] decode(DataType[] types, byte[] in) {
     Object[] row = new Object[types.length];
     int p = 0;

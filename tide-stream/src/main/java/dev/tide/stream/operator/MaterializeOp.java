@@ -12,6 +12,7 @@ public final class MaterializeOp implements Operator {
   private final int tableId;
   private final ActorContext ctx;
   private StateTable table;
+  private int[] vnodes;
 
   public MaterializeOp(int tableId, ActorContext ctx) {
     this.tableId = tableId;
@@ -25,15 +26,15 @@ public final class MaterializeOp implements Operator {
 
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
+    vnodes = table.vnodes(chunk, vnodes);
     for (int i = 0; i < chunk.size(); i++) {
       if (!chunk.visible(i)) {
         continue;
       }
-      Object[] row = chunk.row(i);
       if (Op.isInsert(chunk.op(i))) {
-        table.put(row);
+        table.put(chunk, i, vnodes[i]);
       } else {
-        table.delete(row);
+        table.delete(chunk, i, vnodes[i]);
       }
     }
     out.emit(chunk);

@@ -9,7 +9,8 @@ import dev.tide.proto.plan.TableCatalog;
 import dev.tide.storage.CloseableIterator;
 import dev.tide.storage.KeyValue;
 import dev.tide.storage.StateStore;
-import dev.tide.storage.WriteBuffer;
+import dev.tide.storage.SortedWriteBatch;
+import dev.tide.common.chunk.StreamChunk;
 import dev.tide.stream.plan.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -284,16 +285,50 @@ public final class StateTable {
     if (memtable.isEmpty()) {
       return;
     }
-    WriteBuffer wb = new WriteBuffer();
+    byte[][] keys = new byte[memtable.size()][];
+    byte[][] values = new byte[keys.length][];
+    int i = 0;
     for (Map.Entry<byte[], byte[]> e : memtable.entrySet()) {
-      if (e.getValue() == TOMBSTONE) {
-        wb.delete(e.getKey());
-      } else {
-        wb.put(e.getKey(), e.getValue());
-      }
+      keys[i] = e.getKey();
+      values[i] = e.getValue() == TOMBSTONE ? null : e.getValue();
+      i++;
     }
     memtable.clear();
-    store.ingest(epoch, wb.freeze());
+    store.ingest(epoch, SortedWriteBatch.ofSorted(keys, values));
+  }
+
+  // ---- the column path: rows of a chunk whose columns are the table's columns, without boxing ----
+
+  /** Vnodes of every row of a chunk laid out like this table (dist key = column indices). */
+  public int[] vnodes(StreamChunk chunk, int[] out) {
+    if (distKey.length == 0) {
+      int[] zeros = out != null && out.length >= chunk.size() ? out : new int[chunk.size()];
+      Arrays.fill(zeros, 0, chunk.size(), 0);
+      return zeros;
+    }
+    return hasher.vnodes(chunk, distKey, vnodeCount, out);
+  }
+
+  private byte[] encodeKey(StreamChunk chunk, int row, int vnode) {
+    if (vnodeCount > 1 && !vnodes.contains(vnode)) {
+      throw new IllegalStateException("table " + tableId + ": row " + Arrays.toString(chunk.row(row)) + " is in vnode " + vnode
+          + ", which this actor does not own (" + vnodes + ")");
+    }
+    enc.startStateKey(tableId, vnode);
+    for (int p : pk) {
+      enc.put(chunk.column(p), row);
+    }
+    return enc.toByteArray();
+  }
+
+  /** Upserts row {@code row} of the chunk (in vnode {@code vnode}). */
+  public void put(StreamChunk chunk, int row, int vnode) {
+    memtable.put(encodeKey(chunk, row, vnode), ValueCodec.encode(chunk.columns(), row));
+  }
+
+  /** Deletes the row with row {@code row}'s primary key. */
+  public void delete(StreamChunk chunk, int row, int vnode) {
+    memtable.put(encodeKey(chunk, row, vnode), TOMBSTONE);
   }
 
   /** Every committed row of a table (all vnodes), ascending by key: for reading materialized views. */
