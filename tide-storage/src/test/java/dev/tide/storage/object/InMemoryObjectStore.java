@@ -74,13 +74,17 @@ public final class InMemoryObjectStore implements ObjectStore {
 
   @Override
   public byte[] getRange(String path, long offset, int length) {
+    if (offset < 0 || length < 0) {
+      throw new IllegalArgumentException("getRange of '" + path + "' refused: offset " + offset
+          + " and length " + length + " must not be negative");
+    }
     check("getRange", path);
     rangeReads.incrementAndGet();
     byte[] b = objects.get(path);
     if (b == null) {
       throw new ObjectNotFoundException("getRange", path);
     }
-    if (offset < 0 || length < 0 || offset + length > b.length) {
+    if (offset + length > b.length) {
       throw new ObjectStoreException("getRange", path, "range [" + offset + ", "
           + (offset + length) + ") extends past the object size " + b.length);
     }

@@ -1,0 +1,42 @@
+package dev.tide.meta.store;
+
+import java.util.List;
+
+/**
+ * The meta store's schema as the ordered list of its {@link Migration}s. Append new migrations;
+ * never edit a released one (stores in the field have run it).
+ *
+ * <p>Tables (version 1):
+ *
+ * <ul>
+ *   <li>{@code schema_version(version, description)}: one row per applied migration (created
+ *       before the migrations, by {@link JdbcMetaStore}).
+ *   <li>{@code counters(name, next_value)}: the next id of each {@link IdKind}.
+ *   <li>{@code store_version(singleton = 1, version_id, max_committed_epoch, version)}: the committed
+ *       {@code StoreVersion} protobuf ({@code NULL} until the first commit); id and epoch are
+ *       duplicated as columns for the monotonicity check and for operators.
+ *   <li>{@code jobs(job_id, name, definition, intent, layout, paused)}: the {@code JobDefinition}
+ *       protobuf, {@code JobIntent.render()} text and {@link LayoutText} layout.
+ *   <li>{@code workers(worker_id, address, slots, draining)}.
+ *   <li>{@code optimizer_groups(name, properties)}: properties text of each optimizer group.
+ * </ul>
+ */
+final class Schema {
+  private Schema() {}
+
+  static final List<Migration> MIGRATIONS = Migration.sequence(List.of(
+      new Migration(1, "counters, store version, jobs, workers, optimizer groups", List.of(
+          "CREATE TABLE counters (name VARCHAR(32) PRIMARY KEY, next_value BIGINT NOT NULL)",
+          "INSERT INTO counters (name, next_value) VALUES ('job', 1), ('actor', 1), ('worker', 1), ('sst', 1)",
+          "CREATE TABLE store_version (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), version_id BIGINT NOT NULL,"
+              + " max_committed_epoch BIGINT NOT NULL, version {BYTES})",
+          "INSERT INTO store_version (singleton, version_id, max_committed_epoch, version) VALUES (1, 0, 0, NULL)",
+          "CREATE TABLE jobs (job_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, definition {BYTES} NOT NULL,"
+              + " intent TEXT NOT NULL, layout TEXT NOT NULL, paused BOOLEAN NOT NULL)",
+          "CREATE TABLE workers (worker_id INTEGER PRIMARY KEY, address TEXT NOT NULL, slots INTEGER NOT NULL,"
+              + " draining BOOLEAN NOT NULL)",
+          "CREATE TABLE optimizer_groups (name TEXT PRIMARY KEY, properties TEXT NOT NULL)"))));
+
+  /** The schema version this code writes and the newest it can open. */
+  static final int LATEST = MIGRATIONS.size();
+}
