@@ -1,0 +1,82 @@
+package dev.tide.optimizer.dra;
+
+import dev.tide.optimizer.group.Quotas;
+import dev.tide.optimizer.group.TableLoad;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * What the keeper collected about one group at the start of a round (spec 10), plus the outcomes of
+ * the previous round's requests (spec 11).
+ *
+ * @param group group name
+ * @param busyThreads tasks SCHEDULED or ACKED in the group (each holds a thread)
+ * @param plannedTasks all PLANNED tasks
+ * @param serviceablePlannedTasks PLANNED tasks more threads could serve ({@link Quotas#serviceable(List)})
+ * @param tables tables per status (PENDING ones are the future-demand signal)
+ * @param instances registered instances, sorted by id
+ * @param requestOutcomes outcome per request id of requests realized since the last round
+ */
+public record GroupSnapshot(
+    String group,
+    int busyThreads,
+    int plannedTasks,
+    int serviceablePlannedTasks,
+    TableCounts tables,
+    List<InstanceView> instances,
+    Map<String, RequestOutcome> requestOutcomes) {
+
+  public GroupSnapshot {
+    Objects.requireNonNull(group, "group");
+    Objects.requireNonNull(tables, "tables");
+    if (busyThreads < 0 || plannedTasks < 0 || serviceablePlannedTasks < 0 || serviceablePlannedTasks > plannedTasks) {
+      throw new IllegalArgumentException("group " + group + ": need busy ≥ 0 and 0 ≤ serviceable ≤ planned, got busy "
+          + busyThreads + ", planned " + plannedTasks + ", serviceable " + serviceablePlannedTasks);
+    }
+    instances = instances.stream().sorted(Comparator.comparing(InstanceView::instanceId)).toList();
+    Set<String> ids = new HashSet<>();
+    for (InstanceView i : instances) {
+      if (!ids.add(i.instanceId())) {
+        throw new IllegalArgumentException("group " + group + ": instance " + i.instanceId() + " listed twice");
+      }
+    }
+    requestOutcomes = Collections.unmodifiableSortedMap(new TreeMap<>(requestOutcomes));
+  }
+
+  /** A snapshot built from per-table loads: busy, planned and serviceable are summed from them. */
+  public static GroupSnapshot fromTables(String group, List<TableLoad> tables, List<InstanceView> instances,
+      Map<String, RequestOutcome> requestOutcomes) {
+    long busy = 0;
+    long planned = 0;
+    for (TableLoad t : tables) {
+      busy += t.occupiedThreads();
+      planned += t.plannedTasks();
+    }
+    return new GroupSnapshot(group, (int) Math.min(Integer.MAX_VALUE, busy), (int) Math.min(Integer.MAX_VALUE, planned),
+        Quotas.serviceable(tables), TableCounts.of(tables), instances, requestOutcomes);
+  }
+
+  /** Registered instances by id. */
+  public SortedMap<String, InstanceView> instancesById() {
+    SortedMap<String, InstanceView> m = new TreeMap<>();
+    for (InstanceView i : instances) {
+      m.put(i.instanceId(), i);
+    }
+    return m;
+  }
+
+  public int pendingTables() {
+    return tables.pending();
+  }
+
+  public int registeredThreads() {
+    return instances.stream().mapToInt(InstanceView::threads).sum();
+  }
+}

@@ -1,0 +1,38 @@
+package dev.tide.optimizer.dra;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A registered (not expired) optimizer instance as the snapshot sees it.
+ *
+ * @param instanceId the registration token
+ * @param threads threads of the instance
+ * @param inFlightTasks tasks SCHEDULED or ACKED on it
+ * @param resourceId the provider resource it runs in, present iff the provider launched it (then equal
+ *     to the id of the {@link PendingRequest} that asked for it)
+ */
+public record InstanceView(String instanceId, int threads, int inFlightTasks, Optional<String> resourceId) {
+  public InstanceView {
+    Objects.requireNonNull(instanceId, "instanceId");
+    Objects.requireNonNull(resourceId, "resourceId");
+    if (threads < 1 || inFlightTasks < 0) {
+      throw new IllegalArgumentException("instance " + instanceId + ": threads must be ≥ 1 and in-flight tasks ≥ 0, got "
+          + threads + " and " + inFlightTasks);
+    }
+  }
+
+  /** An instance the provider launched for resource {@code resourceId}. */
+  public static InstanceView launched(String instanceId, int threads, int inFlightTasks, String resourceId) {
+    return new InstanceView(instanceId, threads, inFlightTasks, Optional.of(resourceId));
+  }
+
+  /** An instance started by hand (not a scale-down candidate). */
+  public static InstanceView manual(String instanceId, int threads, int inFlightTasks) {
+    return new InstanceView(instanceId, threads, inFlightTasks, Optional.empty());
+  }
+
+  public boolean providerLaunched() {
+    return resourceId.isPresent();
+  }
+}
