@@ -5,6 +5,8 @@ import dev.tide.common.time.Clock;
 import dev.tide.meta.Meta;
 import dev.tide.meta.MetaGrpcService;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.store.JdbcMetaStore;
+import dev.tide.meta.store.MetaStore;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.Plan;
@@ -49,8 +51,11 @@ public final class LocalCluster implements AutoCloseable {
   private final Config config;
   private final ObjectStore objects;
   private final LocalExchange exchange = new LocalExchange(Channel.DEFAULT_CAPACITY);
-  private final Meta meta;
-  private final Server metaServer;
+  /** The meta store's JDBC URL; an in-memory store cannot survive {@link #restartMeta}. */
+  private final String metaStoreUrl;
+  private MetaStore metaStore;
+  private volatile Meta meta;
+  private Server metaServer;
   private final ManagedChannel metaChannel;
   private final List<Node> nodes = new ArrayList<>();
   private final BlockCache readerCache = new BlockCache(64L << 20);
@@ -60,26 +65,74 @@ public final class LocalCluster implements AutoCloseable {
   /** A compute node with its in-process server. */
   public record Node(ComputeNode compute, Server server, int slots) {}
 
+  /** A cluster whose objects are under {@code dataDir/objects} and whose meta store is {@code dataDir/meta.db}. */
   public LocalCluster(Path dataDir, Config config, int computeNodes, int slotsPerNode) {
-    this(new LocalObjectStore(dataDir.resolve("objects")), config, computeNodes, slotsPerNode);
+    this(new LocalObjectStore(dataDir.resolve("objects")), dataDir.resolve("meta.db"), config, computeNodes, slotsPerNode);
   }
 
-  /** A cluster over the given object store (tests pass one that injects faults). */
+  /**
+   * A cluster over the given object store (tests pass one that injects faults) with its meta store in
+   * the SQLite file {@code metaDb}.
+   */
+  public LocalCluster(ObjectStore objects, Path metaDb, Config config, int computeNodes, int slotsPerNode) {
+    this(objects, "jdbc:sqlite:" + metaDb.toAbsolutePath(), config, computeNodes, slotsPerNode);
+  }
+
+  /**
+   * A cluster over the given object store whose meta catalog is in memory only: it does not survive
+   * {@link #restartMeta}. Prefer {@link #LocalCluster(ObjectStore, Path, Config, int, int)}.
+   */
   public LocalCluster(ObjectStore objects, Config config, int computeNodes, int slotsPerNode) {
+    this(objects, "jdbc:sqlite::memory:", config, computeNodes, slotsPerNode);
+  }
+
+  private LocalCluster(ObjectStore objects, String metaStoreUrl, Config config, int computeNodes, int slotsPerNode) {
     this.config = config;
     this.objects = objects;
     this.blockCacheBytes = 64L << 20;
-    this.meta = new Meta(config, Clock.SYSTEM, address -> InProcessChannelBuilder.forName(address).build());
-    try {
-      this.metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(meta)).build().start();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    this.metaStoreUrl = metaStoreUrl;
+    startMeta();
     this.metaChannel = InProcessChannelBuilder.forName(prefix + "meta").build();
-    meta.start();
     for (int i = 0; i < computeNodes; i++) {
       addNode(slotsPerNode);
     }
+  }
+
+  /** Opens the meta store, starts meta on it and serves it under this cluster's in-process meta name. */
+  private void startMeta() {
+    metaStore = JdbcMetaStore.open(metaStoreUrl);
+    Meta m = new Meta(config, Clock.SYSTEM, address -> InProcessChannelBuilder.forName(address).build(), metaStore);
+    try {
+      metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(m)).build().start();
+    } catch (IOException e) {
+      m.close();
+      metaStore.close();
+      throw new UncheckedIOException(e);
+    }
+    m.start();
+    meta = m;
+  }
+
+  /**
+   * Simulates a meta crash and restart: closes meta, its server and its store, then starts a new meta
+   * on the same store file under the same in-process name (compute nodes keep their channels to it).
+   * The new meta recovers: it resets every worker to the committed version and rebuilds the stored
+   * layouts. Returns once the new meta is serving.
+   */
+  public synchronized void restartMeta() {
+    if (metaStoreUrl.contains(":memory:")) {
+      throw new IllegalStateException("restart of meta refused: its store is in memory; create the cluster with a meta store file");
+    }
+    meta.close();
+    metaServer.shutdownNow();
+    try {
+      metaServer.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while stopping meta", e);
+    }
+    metaStore.close();
+    startMeta();
   }
 
   /** Starts one more compute node and registers it with meta. */
@@ -215,6 +268,7 @@ public final class LocalCluster implements AutoCloseable {
   @Override
   public void close() {
     meta.close();
+    metaStore.close();
     for (Node n : nodes) {
       n.server().shutdownNow();
       n.compute().shutdown();

@@ -13,6 +13,14 @@ import dev.tide.meta.schedule.ActorPlacement;
 import dev.tide.meta.schedule.JobLayout;
 import dev.tide.meta.schedule.Layouts;
 import dev.tide.meta.schedule.Worker;
+import dev.tide.meta.store.Counters;
+import dev.tide.meta.store.IdKind;
+import dev.tide.meta.store.JdbcMetaStore;
+import dev.tide.meta.store.JobRecord;
+import dev.tide.meta.store.LayoutUpdate;
+import dev.tide.meta.store.MetaSnapshot;
+import dev.tide.meta.store.MetaStore;
+import dev.tide.meta.store.WorkerRecord;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.TableCatalog;
@@ -44,7 +52,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,6 +64,11 @@ import org.slf4j.LoggerFactory;
  * the driver reads the clock once. Recovery (after an actor failure or a lost worker) resets every
  * live worker to the last committed version, moves actors off lost workers and rebuilds them;
  * sources then replay from their committed offsets.
+ *
+ * <p>The catalog is durable in a {@link MetaStore}: every change is written on the driver thread
+ * before meta acts on it, and a reschedule's layout (with its intent) is committed together with the
+ * version of the barrier that carried it. A meta started on a non-empty store recovers: it resets
+ * every stored worker to the committed version and rebuilds the stored layouts.
  */
 public final class Meta implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Meta.class);
@@ -92,12 +104,77 @@ public final class Meta implements AutoCloseable {
     }
   }
 
+  /**
+   * Ids of one kind handed out from blocks reserved durably in the store, so that a restarted meta
+   * continues above every id it may have used. Thread-safe (SST ids are allocated from RPC threads).
+   */
+  private static final class IdBlocks {
+    private final MetaStore store;
+    private final IdKind kind;
+    private final int blockSize;
+    private long next;
+    private long limit;
+
+    IdBlocks(MetaStore store, IdKind kind, int blockSize) {
+      this.store = store;
+      this.kind = kind;
+      this.blockSize = blockSize;
+    }
+
+    /** The next {@code count} consecutive ids, reserved durably. */
+    synchronized long take(int count) {
+      if (limit - next < count) {
+        int n = Math.max(count, blockSize);
+        next = store.allocate(kind, n);
+        limit = next + n;
+      }
+      long first = next;
+      next += count;
+      return first;
+    }
+
+    /** The id {@link #take} would hand out next, reserving a block first if none is left. */
+    synchronized long peek() {
+      if (next >= limit) {
+        next = store.allocate(kind, blockSize);
+        limit = next + blockSize;
+      }
+      return next;
+    }
+
+    /** Marks every id below {@code end} (from {@link #peek} on) used, reserving more first if needed. */
+    synchronized void advanceTo(long end) {
+      if (end <= next) {
+        return;
+      }
+      if (end > limit) {
+        long n = end - limit + blockSize;
+        long first = store.allocate(kind, (int) n);
+        if (first != limit) {
+          throw new IllegalStateException(kind + " ids " + limit + ".." + (end - 1) + " were used but not reserved: the store handed out "
+              + first + "; is another meta writing the same store?");
+        }
+        limit = first + n;
+      }
+      next = end;
+    }
+
+    /** The next id not yet handed out, as a counter floor for the store. */
+    synchronized long floor() {
+      return next;
+    }
+  }
+
   /** A mutation waiting for the next barrier; an Update also carries its job and target layout. */
   private record PendingMutation(Mutation mutation, JobEntry job, JobLayout target) {}
 
   private final Config config;
   private final Clock clock;
+  /** Identifies this meta incarnation in barrier requests and reports (its start time). */
+  private final long runId;
   private final Function<String, ManagedChannel> connector;
+  private final MetaStore store;
+  private final boolean ownsStore;
   private final LinkedBlockingQueue<Runnable> events = new LinkedBlockingQueue<>();
   private final Thread driver;
   private volatile boolean running = true;
@@ -107,26 +184,70 @@ public final class Meta implements AutoCloseable {
   private final TreeMap<Integer, JobEntry> jobs = new TreeMap<>();
   private final List<PendingMutation> pendingMutations = new ArrayList<>();
   private final List<Integer> droppingJobs = new ArrayList<>();
-  private final BarrierCoordinator barriers = new BarrierCoordinator(1);
-  private StoreVersion version = VersionDeltas.empty();
+  private final BarrierCoordinator barriers;
+  private StoreVersion version;
   private long lastCurrEpoch = -1;
   private long nextInjectMs;
   private String recoveryReason;
-  private int nextWorkerId = 1;
-  private long nextActorId = 1;
-  private int nextJobId = 1;
+  private final IdBlocks workerIds;
+  private final IdBlocks actorIds;
+  private final IdBlocks jobIds;
+  private final IdBlocks sstIds;
   private long committedBarriers;
   private long recoveries;
   private long membershipChangedMs;
 
-  private final AtomicLong nextSstId = new AtomicLong(1);
-  private volatile StoreVersion committedView = version;
+  private volatile StoreVersion committedView;
   private volatile MetaStats stats = new MetaStats(0, 0, 0, 0, 0, 0, 0);
 
+  /**
+   * A meta whose catalog lives only as long as it does (an in-memory SQLite store it owns and closes).
+   *
+   * @deprecated pass the {@link MetaStore} explicitly; this remains for callers that need no durability
+   */
+  @Deprecated
   public Meta(Config config, Clock clock, Function<String, ManagedChannel> connector) {
+    this(config, clock, connector, JdbcMetaStore.open("jdbc:sqlite::memory:"), true);
+  }
+
+  /**
+   * A meta over {@code store}, which the caller keeps owning (and closes after {@link #close}). The
+   * stored catalog is loaded here; when it holds jobs or workers, meta starts in recovery.
+   */
+  public Meta(Config config, Clock clock, Function<String, ManagedChannel> connector, MetaStore store) {
+    this(config, clock, connector, store, false);
+  }
+
+  private Meta(Config config, Clock clock, Function<String, ManagedChannel> connector, MetaStore store, boolean ownsStore) {
     this.config = config;
     this.clock = clock;
+    this.runId = clock.nowMillis();
     this.connector = connector;
+    this.store = java.util.Objects.requireNonNull(store, "store");
+    this.ownsStore = ownsStore;
+    this.workerIds = new IdBlocks(store, IdKind.WORKER, 16);
+    this.actorIds = new IdBlocks(store, IdKind.ACTOR, 1024);
+    this.jobIds = new IdBlocks(store, IdKind.JOB, 16);
+    this.sstIds = new IdBlocks(store, IdKind.SST, 4096);
+    MetaSnapshot snap = store.load();
+    this.version = snap.version();
+    this.committedView = version;
+    this.barriers = new BarrierCoordinator(version.getMaxCommittedEpoch() + 1);
+    for (JobRecord r : snap.jobs().values()) {
+      JobEntry j = new JobEntry(r.definition(), r.layout(), r.intent());
+      j.paused = r.paused();
+      jobs.put(r.jobId(), j);
+    }
+    for (WorkerRecord r : snap.workers().values()) {
+      WorkerState w = new WorkerState(r.worker(), connector.apply(r.worker().address()));
+      w.draining = r.draining();
+      workers.put(r.id(), w);
+    }
+    if (!jobs.isEmpty() || !workers.isEmpty()) {
+      recoveryReason = "meta restarted";
+      LOG.info("meta restarted from {}: {} jobs, {} workers, committed epoch {}", store.describe(), jobs.size(), workers.size(),
+          version.getMaxCommittedEpoch());
+    }
     this.driver = new Thread(this::drive, "meta-driver");
     this.driver.setDaemon(true);
   }
@@ -145,6 +266,9 @@ public final class Meta implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     workers.values().forEach(w -> w.channel.shutdownNow());
+    if (ownsStore) {
+      store.close();
+    }
   }
 
   // ---------------------------------------------------------------- API (any thread)
@@ -174,8 +298,9 @@ public final class Meta implements AutoCloseable {
 
   public int registerWorker(String address, int slots) {
     return call(() -> {
-      int id = nextWorkerId++;
+      int id = (int) workerIds.take(1);
       Worker w = new Worker(id, address, slots);
+      store.putWorker(new WorkerRecord(w, false));
       workers.put(id, new WorkerState(w, connector.apply(address)));
       membershipChangedMs = clock.nowMillis();
       LOG.info("worker {} registered at {} with {} slots", id, address, slots);
@@ -188,7 +313,7 @@ public final class Meta implements AutoCloseable {
 
   public JobIds allocateJobIds() {
     return call(() -> {
-      int id = nextJobId++;
+      int id = (int) jobIds.take(1);
       return new JobIds(id, id * TABLES_PER_JOB);
     });
   }
@@ -205,9 +330,15 @@ public final class Meta implements AutoCloseable {
       JobIntent intent = fixed == 0 ? JobIntent.adaptive() : new JobIntent(new Intent.Fixed(fixed), new java.util.TreeMap<>());
       List<Worker> schedulable = schedulableWorkers();
       int parallelism = intent.job().resolve(schedulable.stream().mapToInt(Worker::slots).sum());
-      JobLayout layout = Layouts.initial(def, schedulable, parallelism, () -> nextActorId++);
+      JobLayout layout = Layouts.initial(def, schedulable, parallelism, () -> actorIds.take(1));
       JobEntry entry = new JobEntry(def, layout, intent);
-      buildActors(entry);
+      store.putJob(new JobRecord(def, intent, layout, false));
+      try {
+        buildActors(entry);
+      } catch (RuntimeException e) {
+        store.deleteJob(def.getJobId());
+        throw e;
+      }
       jobs.put(def.getJobId(), entry);
       LOG.info("job '{}' created: {} fragments, {} actors on workers {}", def.getName(), def.getFragmentsCount(),
           layout.allActors().size(), layout.actorsPerWorker());
@@ -234,6 +365,7 @@ public final class Meta implements AutoCloseable {
     call(() -> {
       JobEntry j = jobByName(name);
       if (j.paused != paused) {
+        store.setPaused(j.def.getJobId(), paused);
         j.paused = paused;
         pendingMutations.add(new PendingMutation(pauseMutation(List.of(j.def.getJobId()), paused), null, null));
       }
@@ -299,11 +431,19 @@ public final class Meta implements AutoCloseable {
   }
 
   public long allocateSstIds(int count) {
-    return nextSstId.getAndAdd(count);
+    return sstIds.take(count);
   }
 
-  /** A worker reports that it completed {@code epoch}. Called from RPC threads. */
-  public void collected(int workerId, long epoch, List<dev.tide.proto.store.SstInfo> ssts) {
+  /**
+   * A worker reports that it completed {@code epoch} of the barrier injected by meta run
+   * {@code runId}. Reports of another run (a meta before a restart: its epoch numbers may repeat)
+   * are ignored. Called from RPC threads.
+   */
+  public void collected(int workerId, long runId, long epoch, List<dev.tide.proto.store.SstInfo> ssts) {
+    if (runId != this.runId) {
+      LOG.info("ignored a report of epoch {} from worker {} made for an earlier meta run", epoch, workerId);
+      return;
+    }
     events.add(() -> onCollected(workerId, epoch, ssts));
   }
 
@@ -388,7 +528,7 @@ public final class Meta implements AutoCloseable {
       if (!w.alive) {
         continue;
       }
-      InjectBarrierRequest.Builder req = InjectBarrierRequest.newBuilder().setBarrier(barrier).setWorkerId(w.worker.id());
+      InjectBarrierRequest.Builder req = InjectBarrierRequest.newBuilder().setBarrier(barrier).setWorkerId(w.worker.id()).setRunId(runId);
       for (JobEntry j : jobs.values()) {
         addActors(req, j.def, j.layout, w.worker.id(), Set.of());
         if (pending != null && pending.job() == j) {
@@ -414,6 +554,7 @@ public final class Meta implements AutoCloseable {
     }
     if (barrier.hasMutation() && barrier.getMutation().hasStop()) {
       for (int jobId : droppingJobs) {
+        store.deleteJob(jobId);
         JobEntry j = jobs.remove(jobId);
         LOG.info("job '{}' dropped", j.def.getName());
       }
@@ -463,7 +604,7 @@ public final class Meta implements AutoCloseable {
       throw new RescheduleException("scale of job '" + req.job() + "' refused: parallelism " + f.parallelism()
           + " exceeds the job's vnode count " + j.def.getVnodeCount() + "; use at most " + j.def.getVnodeCount());
     }
-    long[] ids = {nextActorId};
+    long[] ids = {actorIds.peek()};
     List<Worker> schedulable = schedulableWorkers();
     JobLayout target = req.plan() != null
         ? LayoutPlanner.forPlan(j.def, j.layout, req.plan(), schedulable, () -> ids[0]++)
@@ -472,13 +613,18 @@ public final class Meta implements AutoCloseable {
     if (req.dryRun()) {
       return new RescheduleResult(diff, false);
     }
+    if (diff.isEmpty()) {
+      if (req.intent() != null && !req.intent().equals(j.intent)) {
+        store.putJob(new JobRecord(j.def, req.intent(), j.layout, j.paused));
+        j.intent = req.intent();
+      }
+      return new RescheduleResult(diff, false);
+    }
+    // The new intent is stored with the new layout when the barrier carrying it commits.
     if (req.intent() != null) {
       j.intent = req.intent();
     }
-    if (diff.isEmpty()) {
-      return new RescheduleResult(diff, false);
-    }
-    nextActorId = ids[0];
+    actorIds.advanceTo(ids[0]);
     Set<Long> before = new HashSet<>();
     j.layout.allActors().forEach(a -> before.add(a.actorId()));
     Set<Long> after = new HashSet<>();
@@ -520,6 +666,7 @@ public final class Meta implements AutoCloseable {
         throw new IllegalArgumentException("unknown worker " + workerId + "; workers: " + aliveWorkers().stream().map(Worker::id).toList());
       }
       if (!w.draining) {
+        store.putWorker(new WorkerRecord(w.worker, true));
         w.draining = true;
         membershipChangedMs = clock.nowMillis() - config.get(MetaOptions.SETTLE_DELAY).toMillis(); // drain at once
         LOG.info("worker {} draining", workerId);
@@ -549,7 +696,7 @@ public final class Meta implements AutoCloseable {
       if (j.reschedulingEpoch > 0 || pendingUpdateOf(j) || droppingJobs.contains(j.def.getJobId())) {
         continue;
       }
-      long[] ids = {nextActorId};
+      long[] ids = {actorIds.peek()};
       JobLayout target;
       try {
         target = LayoutPlanner.forIntent(j.def, j.layout, j.intent, schedulable, () -> ids[0]++);
@@ -570,6 +717,7 @@ public final class Meta implements AutoCloseable {
       if (w.draining && w.alive && jobs.values().stream().noneMatch(j -> Layouts.workersOf(j.layout).contains(w.worker.id()))
           && jobs.values().stream().allMatch(j -> j.reschedulingEpoch == 0)) {
         LOG.info("worker {} drained and deregistered", w.worker.id());
+        store.deleteWorker(w.worker.id());
         workers.remove(w.worker.id());
         w.channel.shutdownNow();
       }
@@ -597,14 +745,21 @@ public final class Meta implements AutoCloseable {
     for (BarrierCoordinator.Committed c : barriers.collected(workerId, epoch, ssts)) {
       VersionDelta delta = VersionDelta.newBuilder().setPrevVersionId(version.getId()).setMaxCommittedEpoch(c.epoch())
           .addAllAddL0(c.ssts()).build();
-      version = VersionDeltas.apply(version, delta);
-      committedView = version;
-      committedBarriers++;
+      StoreVersion next = VersionDeltas.apply(version, delta);
+      List<LayoutUpdate> layouts = new ArrayList<>();
+      List<JobEntry> rescheduled = new ArrayList<>();
       for (JobEntry j : jobs.values()) {
         if (j.reschedulingEpoch > 0 && j.reschedulingEpoch <= c.epoch()) {
-          j.reschedulingEpoch = 0;
+          layouts.add(new LayoutUpdate(j.def.getJobId(), j.intent, j.layout));
+          rescheduled.add(j);
         }
       }
+      // Durable before any worker hears of it: a crash before this line recovers the previous version and layouts.
+      store.commitVersion(next, layouts, counterFloors());
+      version = next;
+      committedView = version;
+      committedBarriers++;
+      rescheduled.forEach(j -> j.reschedulingEpoch = 0);
       for (WorkerState w : workers.values()) {
         if (w.alive) {
           try {
@@ -625,6 +780,7 @@ public final class Meta implements AutoCloseable {
     pendingMutations.clear();
     jobs.values().forEach(j -> j.reschedulingEpoch = 0);
     for (int jobId : droppingJobs) {
+      store.deleteJob(jobId);
       jobs.remove(jobId);
     }
     droppingJobs.clear();
@@ -651,6 +807,9 @@ public final class Meta implements AutoCloseable {
         if (Layouts.workersOf(j.layout).stream().anyMatch(lost::contains)) {
           j.layout = Layouts.withoutWorkers(j.layout, lost, alive);
         }
+        // Recovery rebuilds from scratch at the committed version, so the layout it builds becomes the
+        // stored one (an uncommitted reschedule's layout, or one moved off lost workers).
+        store.putJob(new JobRecord(j.def, j.intent, j.layout, j.paused));
         buildActors(j);
       }
     } catch (StatusRuntimeException e) {
@@ -666,6 +825,10 @@ public final class Meta implements AutoCloseable {
     nextInjectMs = now;
     stats = new MetaStats(version.getMaxCommittedEpoch(), committedBarriers, stats.barrierLatencyMs(), 0, alive.size(),
         jobs.size(), recoveries);
+  }
+
+  private Counters counterFloors() {
+    return new Counters(jobIds.floor(), actorIds.floor(), workerIds.floor(), sstIds.floor());
   }
 
   private void buildActors(JobEntry j) {

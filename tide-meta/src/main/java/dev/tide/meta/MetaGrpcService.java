@@ -32,7 +32,7 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
 
   @Override
   public void reportCollected(CollectedReport req, StreamObserver<Ack> out) {
-    meta.collected(req.getWorkerId(), req.getEpoch(), req.getSstsList());
+    meta.collected(req.getWorkerId(), req.getRunId(), req.getEpoch(), req.getSstsList());
     ack(out);
   }
 

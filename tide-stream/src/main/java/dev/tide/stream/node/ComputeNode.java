@@ -72,6 +72,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     final Set<Long> arrived = new HashSet<>();
     Set<Long> expected;
     Barrier barrier;
+    long runId;
 
     boolean complete() {
       return expected != null && arrived.containsAll(expected);
@@ -135,7 +136,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   private synchronized long allocateSstId() {
     if (sstIdsLeft == 0) {
-      SstIdResponse r = meta.allocateSstIds(SstIdRequest.newBuilder().setCount(256).build());
+      SstIdResponse r = metaCall().allocateSstIds(SstIdRequest.newBuilder().setCount(256).build());
       nextSstId = r.getFirstId();
       sstIdsLeft = r.getCount();
     }
@@ -178,6 +179,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       Collection c = collecting.computeIfAbsent(b.currEpoch(), e -> new Collection());
       c.expected = new HashSet<>(req.getActorsToCollectList());
       c.barrier = b;
+      c.runId = req.getRunId();
       completeReady();
       for (long id : req.getActorsToSendList()) {
         Running r = actors.get(id);
@@ -236,11 +238,12 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   /** Hands completed epochs to the uploader, oldest first; under the lock so they stay in order. */
   private void completeReady() {
     while (!collecting.isEmpty() && collecting.firstEntry().getValue().complete()) {
-      complete(collecting.pollFirstEntry().getValue().barrier, generation);
+      Collection c = collecting.pollFirstEntry().getValue();
+      complete(c.barrier, c.runId, generation);
     }
   }
 
-  private void complete(Barrier barrier, long gen) {
+  private void complete(Barrier barrier, long runId, long gen) {
     uploader.execute(() -> {
       synchronized (lock) {
         if (gen != generation) {
@@ -254,15 +257,28 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
             return;
           }
         }
-        meta.reportCollected(CollectedReport.newBuilder().setWorkerId(workerId).setEpoch(barrier.prevEpoch()).addAllSsts(ssts).build());
+        metaCall().reportCollected(CollectedReport.newBuilder().setWorkerId(workerId).setEpoch(barrier.prevEpoch()).addAllSsts(ssts).setRunId(runId).build());
       } catch (RuntimeException e) {
         if (closed) {
           return; // shutting down: the interrupted upload is not a failure
+        }
+        synchronized (lock) {
+          if (gen != generation) {
+            return; // a reset discarded this epoch meanwhile: its failure belongs to the old run
+          }
         }
         LOG.warn("{}: upload of epoch {} failed: {}", name, barrier.prevEpoch(), e.toString());
         failed(-1, e);
       }
     });
+  }
+
+  /**
+   * The meta stub for one call: it waits (bounded) for meta to be reachable, so a restarting meta or
+   * a reconnecting channel delays a report instead of failing it.
+   */
+  private MetaServiceGrpc.MetaServiceBlockingStub metaCall() {
+    return meta.withWaitForReady().withDeadlineAfter(30, java.util.concurrent.TimeUnit.SECONDS);
   }
 
   @Override
@@ -275,7 +291,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     }
     LOG.warn("{}: actor {} failed: {}", name, actorId, error.toString(), error);
     try {
-      meta.reportFailure(FailureReport.newBuilder().setWorkerId(workerId).setActorId(actorId)
+      metaCall().reportFailure(FailureReport.newBuilder().setWorkerId(workerId).setActorId(actorId)
           .setError(String.valueOf(error)).build());
     } catch (RuntimeException e) {
       LOG.warn("{}: could not report failure to meta: {}", name, e.toString());
