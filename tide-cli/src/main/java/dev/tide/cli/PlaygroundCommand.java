@@ -1,5 +1,8 @@
 package dev.tide.cli;
 
+import dev.tide.cli.ctl.AdminServer;
+import dev.tide.cli.ctl.ViewGrpcService;
+import dev.tide.cli.ctl.MetaAddress;
 import dev.tide.cli.logging.ShutdownLogs;
 import dev.tide.cli.playground.Playground;
 import dev.tide.cli.playground.PlaygroundScript;
@@ -10,6 +13,7 @@ import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.admin.WorkerLauncher;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -28,9 +32,12 @@ import picocli.CommandLine.Spec;
     description = {
         "Runs Nexmark q5 and q7 on an in-process cluster and shows their progress.",
         "",
-        "Starts meta and compute nodes in this process, runs q5 (hot items) and q7 (highest bid) on a",
-        "rate-limited unbounded Nexmark source, prints progress every second, and after the duration a",
-        "summary and the newest rows of both materialized views.",
+        "Starts meta and compute nodes in this process, runs q5 (hot items) and q7 (highest bid) on a"
+            + " rate-limited unbounded Nexmark source, prints progress every second, and after the duration a"
+            + " summary and the newest rows of both materialized views.",
+        "",
+        "While it runs, q5 is scaled out (at 40%% of the duration) and back in (at 70%%) online, and meta's"
+            + " admin API answers 'tide ctl' (e.g. ./tide ctl cluster) on 127.0.0.1.",
         ""})
 final class PlaygroundCommand implements Callable<Integer> {
   @Spec
@@ -54,6 +61,11 @@ final class PlaygroundCommand implements Callable<Integer> {
       description = "Time between checkpoint barriers (default: ${DEFAULT-VALUE}).")
   Duration barrierInterval;
 
+  @Option(names = "--admin-port", defaultValue = "" + MetaAddress.DEFAULT_PORT, paramLabel = "PORT",
+      description = "Port of the admin API for 'tide ctl', on 127.0.0.1 only; 0 picks a free one (default: ${DEFAULT-VALUE},"
+          + " or a free one when that is taken).")
+  int adminPort;
+
   @Option(names = "--data-dir", paramLabel = "DIR",
       description = "Empty or new directory for the object store, kept afterwards (default: a temporary directory, deleted).")
   Path dataDir;
@@ -75,7 +87,9 @@ final class PlaygroundCommand implements Callable<Integer> {
     try {
       LocalCluster cluster = new LocalCluster(dir, config, nodes, slots);
       cleanup.cluster = cluster;
-      Sample last = playground.run(cluster);
+      AdminServer admin = startAdmin(cluster);
+      cleanup.admin = admin;
+      Sample last = playground.run(cluster, admin.address());
       playground.printSummary(cluster, last);
     } finally {
       cleanup.run();
@@ -86,11 +100,40 @@ final class PlaygroundCommand implements Callable<Integer> {
     return TideCli.EXIT_OK;
   }
 
+  /**
+   * Serves the admin API on the requested port; when the default port is taken (another playground
+   * runs) and no port was asked for, on a free one instead. {@code ctl worker add} starts nodes here.
+   */
+  private AdminServer startAdmin(LocalCluster cluster) {
+    WorkerLauncher launcher = new WorkerLauncher() {
+      @Override
+      public int launch(int nodeSlots) {
+        synchronized (cluster) {
+          return cluster.addNode(nodeSlots).compute().workerId();
+        }
+      }
+
+      @Override
+      public int defaultSlots() {
+        return slots;
+      }
+    };
+    try {
+      return AdminServer.start(adminPort, cluster.meta(), launcher, new ViewGrpcService(cluster));
+    } catch (IllegalStateException e) {
+      if (spec.commandLine().getParseResult().hasMatchedOption("--admin-port")) {
+        throw e;
+      }
+      return AdminServer.start(0, cluster.meta(), launcher, new ViewGrpcService(cluster));
+    }
+  }
+
   private void validate() {
     OptionChecks.range(spec, "--duration", duration, Duration.ofSeconds(1), Duration.ofHours(24));
     OptionChecks.range(spec, "--rate", rate, 1, 100_000_000);
     OptionChecks.range(spec, "--nodes", nodes, 1, 64);
     OptionChecks.range(spec, "--slots", slots, 1, 256);
+    OptionChecks.range(spec, "--admin-port", adminPort, 0, 65535);
     OptionChecks.rule(spec, "--barrier-interval", MetaOptions.BARRIER_INTERVAL, barrierInterval, Durations.format(barrierInterval));
     if (dataDir != null && Files.exists(dataDir)) {
       if (!Files.isDirectory(dataDir)) {
@@ -119,6 +162,7 @@ final class PlaygroundCommand implements Callable<Integer> {
   private static final class Cleanup {
     private final Path temporaryDir;
     volatile LocalCluster cluster;
+    volatile AdminServer admin;
     private boolean done;
 
     Cleanup(Path temporaryDir) {
@@ -130,6 +174,9 @@ final class PlaygroundCommand implements Callable<Integer> {
         return;
       }
       done = true;
+      if (admin != null) {
+        admin.close();
+      }
       if (cluster != null) {
         ShutdownLogs.quietly(cluster::close);
       }

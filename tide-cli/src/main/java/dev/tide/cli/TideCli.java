@@ -1,5 +1,6 @@
 package dev.tide.cli;
 
+import dev.tide.cli.ctl.CtlCommand;
 import dev.tide.cli.logging.ShutdownLogs;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code tide} command line: {@code playground} and {@code bench}.
+ * The {@code tide} command line: {@code playground}, {@code ctl} and {@code bench}.
  *
  * <p>Exit codes: 0 success, 1 the command failed while running, 2 bad usage (unknown option, invalid
  * value). Every error is one line naming the option or the operation; stack traces appear only with
@@ -18,7 +19,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "tide", mixinStandardHelpOptions = true, versionProvider = TideCli.Version.class,
     description = "Tide: an elastic stream processor.",
-    subcommands = {PlaygroundCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {PlaygroundCommand.class, CtlCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
 public final class TideCli implements Callable<Integer> {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILED = 1;
@@ -55,7 +56,7 @@ public final class TideCli implements Callable<Integer> {
   }
 
   /** Prints a subcommand-less command's usage to stderr; a missing subcommand is a usage error. */
-  static int missingSubcommand(CommandSpec spec) {
+  public static int missingSubcommand(CommandSpec spec) {
     PrintWriter err = spec.commandLine().getErr();
     err.println("error: '" + spec.qualifiedName() + "' needs a subcommand");
     spec.commandLine().usage(err);

@@ -136,7 +136,7 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /** Starts one more compute node and registers it with meta. */
-  public Node addNode(int slots) {
+  public synchronized Node addNode(int slots) {
     String name = prefix + "compute-" + (nodes.size() + 1);
     MetaServiceGrpc.MetaServiceBlockingStub stub = MetaServiceGrpc.newBlockingStub(metaChannel);
     ComputeNode compute = new ComputeNode(name, stub, objects, new BlockCache(blockCacheBytes), exchange, Clock.SYSTEM);
@@ -158,8 +158,8 @@ public final class LocalCluster implements AutoCloseable {
     return meta;
   }
 
-  public List<Node> nodes() {
-    return nodes;
+  public synchronized List<Node> nodes() {
+    return List.copyOf(nodes);
   }
 
   /**

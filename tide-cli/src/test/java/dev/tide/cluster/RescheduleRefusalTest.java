@@ -133,7 +133,9 @@ class RescheduleRefusalTest {
     try {
       assertThat(cluster.meta().reschedule(fixed(3)).applied()).isTrue();
       await().until(() -> cluster.meta().snapshot().jobs().get("counts").rescheduling());
-      assertRefused(() -> cluster.meta().reschedule(fixed(2)), "in flight");
+      JobLayout before = layout();
+      assertThatThrownBy(() -> cluster.meta().reschedule(fixed(2))).isInstanceOf(IllegalStateException.class).hasMessageContaining("in flight");
+      assertThat(layout()).isEqualTo(before);
     } finally {
       objects.releasePuts();
     }

@@ -597,7 +597,7 @@ public final class Meta implements AutoCloseable {
       throw new IllegalStateException("reschedule of job '" + req.job() + "' refused: the cluster is recovering; retry shortly");
     }
     if (j.reschedulingEpoch > 0 || pendingUpdateOf(j)) {
-      throw new RescheduleException("reschedule of job '" + req.job() + "' refused: a previous reschedule of it is in flight"
+      throw new IllegalStateException("reschedule of job '" + req.job() + "' refused: a previous reschedule of it is in flight"
           + (j.reschedulingEpoch > 0 ? " (epoch " + j.reschedulingEpoch + " not yet committed)" : "") + "; retry once it commits");
     }
     if (req.intent() != null && req.intent().job() instanceof Intent.Fixed f && f.parallelism() > j.def.getVnodeCount()) {
@@ -664,6 +664,9 @@ public final class Meta implements AutoCloseable {
       WorkerState w = workers.get(workerId);
       if (w == null || !w.alive) {
         throw new IllegalArgumentException("unknown worker " + workerId + "; workers: " + aliveWorkers().stream().map(Worker::id).toList());
+      }
+      if (!w.draining && schedulableWorkers().size() <= 1) {
+        throw new IllegalStateException("drain of worker " + workerId + " refused: it is the last schedulable worker; add a worker first");
       }
       if (!w.draining) {
         store.putWorker(new WorkerRecord(w.worker, true));

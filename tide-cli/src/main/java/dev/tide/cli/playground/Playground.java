@@ -1,11 +1,18 @@
 package dev.tide.cli.playground;
 
+import dev.tide.cli.ctl.MetaAddress;
 import dev.tide.cli.text.Cells;
 import dev.tide.cli.text.TextTable;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.cluster.LocalCluster.SourceProgress;
 import dev.tide.common.config.Durations;
+import dev.tide.meta.ClusterSnapshot;
+import dev.tide.meta.Meta;
 import dev.tide.meta.MetaStats;
+import dev.tide.meta.RescheduleRequest;
+import dev.tide.meta.RescheduleResult;
+import dev.tide.meta.scale.Intent;
+import dev.tide.meta.scale.LayoutDiff;
 import dev.tide.proto.plan.FieldProto;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.TableCatalog;
@@ -14,6 +21,7 @@ import dev.tide.stream.nexmark.NexmarkTable;
 import dev.tide.stream.queries.NexmarkQueries;
 import dev.tide.stream.source.NexmarkSourceOptions;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -86,6 +94,38 @@ public final class Playground {
       int actors = cluster.meta().layout(def.getName()).allActors().size();
       return def.getFragmentsCount() + " fragments, " + actors + " actors";
     }
+
+    /**
+     * Sets a running view's job intent (keeping per-fragment overrides) and returns what the
+     * reschedule changes, e.g. {@code "18 -> 36 actors, 192 vnodes and 12 splits move"}. A refusal
+     * (another reschedule of the job is still in flight, the cluster is recovering) is returned as
+     * {@code "skipped: <why>"}: the demo goes on.
+     */
+    public String scale(String query, Intent intent) {
+      Meta meta = cluster.meta();
+      ClusterSnapshot.JobView job = meta.snapshot().jobs().get(query);
+      if (job == null) {
+        return "skipped: job '" + query + "' is not running";
+      }
+      RescheduleResult r;
+      try {
+        r = meta.reschedule(RescheduleRequest.scale(query, job.intent().withJob(intent)));
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        return "skipped: " + e.getMessage();
+      }
+      return summary(job.layout().allActors().size(), r);
+    }
+  }
+
+  /** One line about a reschedule: actors before and after, and what moves. */
+  static String summary(int actorsBefore, RescheduleResult r) {
+    LayoutDiff d = r.diff();
+    if (d.isEmpty()) {
+      return "no change, " + actorsBefore + " actors";
+    }
+    int after = actorsBefore + d.addedActors() - d.droppedActors();
+    return actorsBefore + " -> " + after + " actors, " + d.movedVnodes() + " vnodes and " + d.movedSplits() + " splits move"
+        + (r.applied() ? "" : " (not applied)");
   }
 
   /**
@@ -103,8 +143,16 @@ public final class Playground {
 
   /** Runs the script for the configured duration, printing progress; returns the final reading. */
   public Sample run(LocalCluster cluster) throws Exception {
+    return run(cluster, null);
+  }
+
+  /**
+   * As {@link #run(LocalCluster)}, announcing meta's admin API at {@code adminAddress}
+   * ({@code HOST:PORT}, or null when it is not served) in the intro.
+   */
+  public Sample run(LocalCluster cluster, String adminAddress) throws Exception {
     Session session = new Session(cluster);
-    printIntro();
+    printIntro(adminAddress);
     out.println(table.header());
     long startNanos = System.nanoTime();
     long endNanos = startNanos + settings.duration().toNanos();
@@ -143,7 +191,7 @@ public final class Playground {
     }
   }
 
-  private void printIntro() {
+  private void printIntro(String adminAddress) {
     out.printf(Locale.ROOT, "Tide playground: %d compute nodes x %d slots, barrier interval %s, running %s%n",
         settings.nodes(), settings.slotsPerNode(), Durations.format(settings.barrierInterval()),
         Durations.format(settings.duration()));
@@ -152,6 +200,16 @@ public final class Playground {
     out.printf(Locale.ROOT, "Progress: committed state only; events/s averaged over the last %ds%n", RATE_WINDOW_TICKS);
     for (PlaygroundView v : views) {
       out.println("  " + v.query() + ": " + v.title());
+    }
+    List<String> acts = steps.stream().filter(s -> s.at().compareTo(Duration.ZERO) > 0)
+        .map(s -> s.label() + " at " + ProgressTable.seconds(s.at().toNanos())).toList();
+    if (!acts.isEmpty()) {
+      out.println("Script: " + String.join(", then ", acts));
+    }
+    if (adminAddress != null) {
+      String meta = adminAddress.equals(MetaAddress.DEFAULT) ? "" : " --meta " + adminAddress;
+      out.println("admin API on " + adminAddress + " — try ./tide ctl cluster" + meta);
+      out.println("  more: ctl fragments q5 | scale q5 --parallelism 4 --dry-run | pause q7 | worker add | worker drain ID");
     }
     out.println();
   }

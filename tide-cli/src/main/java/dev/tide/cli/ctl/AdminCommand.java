@@ -1,0 +1,52 @@
+package dev.tide.cli.ctl;
+
+import dev.tide.cli.TideCli;
+import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
+import io.grpc.StatusRuntimeException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * A {@code tide ctl} command that makes calls to meta's admin API. A refusal prints one line,
+ * {@code error: <meta's message>}, an unreachable meta {@code cannot reach meta at HOST:PORT: <reason>};
+ * both exit with 1 and no stack trace.
+ */
+abstract class AdminCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--meta", paramLabel = "HOST:PORT", defaultValue = MetaAddress.DEFAULT, converter = MetaAddress.Converter.class,
+      description = "Address of meta's admin API (default: ${DEFAULT-VALUE}, where the playground serves it).")
+  MetaAddress meta;
+
+  @Override
+  public final Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    validate();
+    try (AdminClient client = new AdminClient(meta)) {
+      run(client, out);
+      out.flush();
+      return TideCli.EXIT_OK;
+    } catch (StatusRuntimeException e) {
+      out.flush();
+      err.println(AdminClient.errorLine(e, meta));
+      err.flush();
+      return TideCli.EXIT_FAILED;
+    }
+  }
+
+  /** Checks values beyond their types before anything is sent; throws a {@code ParameterException} (exit 2). */
+  void validate() {}
+
+  /** Makes the command's calls; most use only the admin stub. */
+  void run(AdminClient client, PrintWriter out) {
+    run(client.stub(), out);
+  }
+
+  /** Makes the command's calls and prints its output. */
+  abstract void run(AdminServiceBlockingStub admin, PrintWriter out);
+}

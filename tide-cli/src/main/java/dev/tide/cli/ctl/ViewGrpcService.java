@@ -1,0 +1,46 @@
+package dev.tide.cli.ctl;
+
+import dev.tide.cluster.LocalCluster;
+import dev.tide.proto.admin.ScanRequest;
+import dev.tide.proto.admin.ScanResponse;
+import dev.tide.proto.admin.ScanRow;
+import dev.tide.proto.admin.ViewServiceGrpc;
+import dev.tide.proto.plan.TableCatalog;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+
+/** Serves the committed rows of a materialized view (for {@code tide ctl scan}) from a running cluster. */
+public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
+  private final LocalCluster cluster;
+
+  public ViewGrpcService(LocalCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  @Override
+  public void scan(ScanRequest req, StreamObserver<ScanResponse> out) {
+    TableCatalog t = cluster.meta().view(req.getView()).orElse(null);
+    if (t == null) {
+      out.onError(Status.NOT_FOUND.withDescription("unknown materialized view '" + req.getView() + "'; views: "
+          + cluster.meta().jobs().values().stream().flatMap(j -> j.getTablesList().stream()).filter(TableCatalog::getIsMv)
+              .map(TableCatalog::getName).sorted().toList()).asRuntimeException());
+      return;
+    }
+    List<Object[]> rows = cluster.scan(req.getView());
+    ScanResponse.Builder r = ScanResponse.newBuilder().setTotalRows(rows.size());
+    for (int c = 0; c < t.getVisibleColumns(); c++) {
+      r.addColumns(t.getColumns(c).getName());
+    }
+    int limit = req.getLimit() == 0 ? rows.size() : Math.min(rows.size(), req.getLimit());
+    for (int i = 0; i < limit; i++) {
+      ScanRow.Builder row = ScanRow.newBuilder();
+      for (Object v : rows.get(i)) {
+        row.addValues(String.valueOf(v));
+      }
+      r.addRows(row);
+    }
+    out.onNext(r.build());
+    out.onCompleted();
+  }
+}

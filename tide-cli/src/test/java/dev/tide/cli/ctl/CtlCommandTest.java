@@ -1,0 +1,328 @@
+package dev.tide.cli.ctl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tide.cli.TideCli;
+import dev.tide.cluster.LocalCluster;
+import dev.tide.common.config.Config;
+import dev.tide.meta.ClusterSnapshot;
+import dev.tide.meta.MetaOptions;
+import dev.tide.meta.schedule.ActorPlacement;
+import dev.tide.meta.schedule.Worker;
+import dev.tide.stream.queries.NexmarkQueries;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * {@code tide ctl} end to end: a cluster of three nodes (two slots each) running q5 on a
+ * rate-limited source, its admin API on a free loopback port, and every command run through the
+ * {@code tide} entry point with its output, errors and exit code captured.
+ *
+ * <p>q5's fragments: 0 the source, 1 the windowed count (hash), and the NO_SHUFFLE ensemble [2, 3]
+ * driven by fragment 2 (max per window, joined back in fragment 3).
+ */
+class CtlCommandTest {
+  /** Enough events at this rate that the job runs through the whole test. */
+  static Map<String, String> options() {
+    return Map.of("events", "10000000", "rate", "2000", "seed", "7", "event-time-rate", "1000", "splits", "8");
+  }
+
+  static Config config() {
+    return Config.defaults().with(MetaOptions.BARRIER_INTERVAL, Duration.ofMillis(100))
+        .with(MetaOptions.SETTLE_DELAY, Duration.ofMillis(200));
+  }
+
+  record Run(int exitCode, String out, String err) {}
+
+  @TempDir
+  Path dir;
+  private LocalCluster cluster;
+  private AdminServer admin;
+
+  @BeforeEach
+  void start() {
+    cluster = new LocalCluster(dir, config(), 3, 2);
+    cluster.submit(NexmarkQueries.plan("q5", options()));
+    admin = AdminServer.start(0, cluster.meta(), slots -> {
+      synchronized (cluster) {
+        return cluster.addNode(slots).compute().workerId();
+      }
+    }, new ViewGrpcService(cluster));
+  }
+
+  @Test
+  void scanPrintsTheCommittedRowsOfAView() {
+    await().until(() -> !cluster.scan("q5").isEmpty());
+    Run r = ctl("scan", "q5", "--limit", "3");
+    ok(r);
+    assertThat(r.out()).startsWith("view q5: ").containsPattern("\\n +auction +num +window_start\\n");
+    Run unknown = ctl("scan", "nope");
+    assertThat(unknown.exitCode()).isEqualTo(1);
+    assertThat(unknown.err()).contains("unknown materialized view 'nope'");
+  }
+
+  @AfterEach
+  void stop() {
+    if (admin != null) {
+      admin.close();
+    }
+    cluster.close();
+  }
+
+  private Run ctl(String... args) {
+    List<String> all = new ArrayList<>(List.of("ctl"));
+    all.addAll(List.of(args));
+    all.add("--meta");
+    all.add(admin.address());
+    return tide(all.toArray(String[]::new));
+  }
+
+  static Run tide(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = TideCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private ClusterSnapshot.JobView q5() {
+    return cluster.meta().snapshot().jobs().get("q5");
+  }
+
+  private void settled() {
+    await().atMost(Duration.ofMinutes(1)).until(() -> !q5().rescheduling());
+  }
+
+  private static void ok(Run r) {
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+  }
+
+  @Test
+  void clusterShowsWorkersWithSlotsAndActorsAndTheJob() {
+    Run r = ctl("cluster");
+
+    ok(r);
+    assertThat(r.out()).startsWith("workers: 3 (6 slots)\n");
+    assertThat(r.out()).containsPattern("\\n +id +address +slots +actors +state\\n");
+    for (int id = 1; id <= 3; id++) {
+      int actors = q5().layout().actorsPerWorker().get(id);
+      assertThat(r.out()).containsPattern("\\n +" + id + " +\\S+ +2 +" + actors + " +active\\n");
+    }
+    assertThat(r.out()).containsPattern("\\n +q5 +1 +adaptive +256 +4 +" + q5().layout().allActors().size() + " +running\\n");
+  }
+
+  @Test
+  void fragmentsShowActorsWithWorkersAndVnodeRanges() {
+    Run r = ctl("fragments", "q5");
+
+    ok(r);
+    assertThat(r.out()).startsWith("job 'q5' (id 1): intent adaptive, 256 vnodes, 4 fragments");
+    assertThat(r.out()).contains("fragment 0: source, 8 splits, 6 actors", "fragment 1: hash, 256 vnodes, 6 actors",
+        "NO_SHUFFLE ensemble [2, 3] driven by fragment 2");
+    for (ActorPlacement a : q5().layout().actors(1)) {
+      assertThat(r.out()).containsPattern("\\n +" + a.actorId() + " +" + a.workerId() + " +" + a.vnodes() + "\\n");
+      assertThat(a.vnodes().toString()).matches("[0-9]+-[0-9]+");
+    }
+  }
+
+  @Test
+  void rescheduleDryRunPrintsTheDiffAndChangesNothing() {
+    ClusterSnapshot.JobView before = q5();
+
+    Run r = ctl("reschedule", "q5", "--plan", "1:[1:-1,2:+1]", "--dry-run");
+
+    ok(r);
+    assertThat(r.out()).contains("job 'q5' (id 1): 1 fragment changes, 1 actors added, 1 dropped",
+        "fragment 1 (hash, 256 vnodes): 6 -> 6 actors", "+ actor", "on worker 2: vnodes", "- actor", "on worker 1: hands over vnodes",
+        "dry run: nothing changed");
+    assertThat(q5().layout()).isEqualTo(before.layout());
+    assertThat(q5().intent()).isEqualTo(before.intent());
+    assertThat(q5().rescheduling()).isFalse();
+  }
+
+  @Test
+  void rescheduleMigratesAnActor() {
+    int onOne = q5().layout().actorsPerWorker().get(1);
+
+    Run r = ctl("reschedule", "q5", "--plan", "1:[1:-1,2:+1]");
+
+    ok(r);
+    assertThat(r.out()).contains("applied: 24 -> 24 actors");
+    settled();
+    assertThat(q5().layout().actorsPerWorker().get(1)).isEqualTo(onOne - 1);
+  }
+
+  @Test
+  void scaleChangesTheActorCountAndTheIntent() {
+    Run r = ctl("scale", "q5", "--parallelism", "2");
+
+    ok(r);
+    assertThat(r.out()).contains("applied: 24 -> 8 actors", "intent 2");
+    settled();
+    assertThat(q5().layout().allActors()).hasSize(8);
+    assertThat(ctl("cluster").out()).containsPattern("\\n +q5 +1 +2 +256 +4 +8 +running\\n");
+
+    Run back = ctl("scale", "q5", "--parallelism", "bounded(4)");
+    ok(back);
+    settled();
+    assertThat(q5().layout().allActors()).hasSize(16);
+    assertThat(q5().intent().render()).isEqualTo("bounded(4)");
+  }
+
+  @Test
+  void scaleDryRunLeavesTheIntent() {
+    ClusterSnapshot.JobView before = q5();
+
+    Run r = ctl("scale", "q5", "--parallelism", "ratio(0.5)", "--dry-run");
+
+    ok(r);
+    assertThat(r.out()).contains("dry run: nothing changed (24 -> 12 actors");
+    assertThat(q5().layout()).isEqualTo(before.layout());
+    assertThat(q5().intent()).isEqualTo(before.intent());
+  }
+
+  @Test
+  void pauseAndResume() {
+    Run paused = ctl("pause", "q5");
+    ok(paused);
+    assertThat(paused.out()).isEqualTo("job 'q5' paused: its sources stop at the next barrier\n");
+    assertThat(q5().paused()).isTrue();
+    assertThat(ctl("cluster").out()).containsPattern("\\n +q5 .* paused\\n");
+    assertThat(ctl("pause", "q5").out()).contains("already paused");
+
+    Run resumed = ctl("resume", "q5");
+    ok(resumed);
+    assertThat(resumed.out()).contains("job 'q5' resumed");
+    assertThat(q5().paused()).isFalse();
+  }
+
+  @Test
+  void workerAddStartsANodeTheAdaptiveJobSpreadsOnto() {
+    Run r = ctl("worker", "add", "--slots", "1");
+
+    ok(r);
+    assertThat(r.out()).startsWith("worker 4 added with 1 slot;");
+    assertThat(cluster.meta().workers()).extracting(Worker::id).containsExactly(1, 2, 3, 4);
+    await().atMost(Duration.ofMinutes(1)).until(() -> q5().layout().actorsPerWorker().getOrDefault(4, 0) > 0 && !q5().rescheduling());
+    assertThat(ctl("cluster").out()).startsWith("workers: 4 (7 slots)\n");
+  }
+
+  @Test
+  void workerDrainMovesTheActorsOffAndRemovesTheWorker() {
+    Run r = ctl("worker", "drain", "3");
+
+    ok(r);
+    assertThat(r.out()).startsWith("worker 3 draining: its 8 actors migrate");
+    await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().workers().stream().noneMatch(w -> w.id() == 3));
+    assertThat(q5().layout().actorsPerWorker()).doesNotContainKey(3);
+    assertThat(ctl("cluster").out()).startsWith("workers: 2 (4 slots)\n");
+  }
+
+  @Test
+  void statusShowsTheBarrierPipeline() {
+    Run r = ctl("status");
+
+    ok(r);
+    assertThat(r.out()).containsPattern("committed epoch +[0-9]+\\n").contains("barrier latency", "recoveries");
+  }
+
+  /** Bad input: exit 1, one line naming the problem, and the job's layout, intent and workers unchanged. */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "fragments nope                              | unknown job 'nope'",
+      "scale nope --parallelism 2                  | unknown job 'nope'",
+      "pause nope                                  | unknown job 'nope'",
+      "reschedule q5 --plan 9:[1:+1]               | fragment 9 is not a fragment of job 'q5'",
+      "reschedule q5 --plan 1:[9:+1]               | worker 9 is unknown",
+      "reschedule q5 --plan 1:[1:-5]               | removes 5 actors from worker 1",
+      "reschedule q5 --plan 1:[1:+]                | is malformed",
+      "reschedule q5 --plan 1:[1:+1]];             | is malformed",
+      "reschedule q5 --plan 3:[1:+1]               | NO_SHUFFLE ensemble [2, 3]",
+      "scale q5 --fragment 3 --parallelism 2       | NO_SHUFFLE ensemble [2, 3]",
+      "scale q5 --fragment 7 --parallelism 2       | fragment 7 is not a fragment",
+      "scale q5 --parallelism 0                    | parallelism '0' is not valid",
+      "scale q5 --parallelism 257                  | parallelism 257 exceeds the job's vnode count 256",
+      "scale q5 --parallelism bounded(0)           | parallelism 'bounded(0)' is not valid",
+      "scale q5 --parallelism many                 | parallelism 'many' is not valid",
+      "worker drain 9                              | unknown worker",
+  })
+  void badInputExitsWithOneAndChangesNothing(String args, String named) {
+    ClusterSnapshot before = cluster.meta().snapshot();
+
+    Run r = ctl(args.trim().split(" +"));
+
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(1);
+    assertThat(r.err()).startsWith("error: ").contains(named).doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.out()).isEmpty();
+    ClusterSnapshot after = cluster.meta().snapshot();
+    assertThat(after.jobs().get("q5").layout()).isEqualTo(before.jobs().get("q5").layout());
+    assertThat(after.jobs().get("q5").intent()).isEqualTo(before.jobs().get("q5").intent());
+    assertThat(after.jobs().get("q5").rescheduling()).isFalse();
+    assertThat(after.workers()).isEqualTo(before.workers());
+    assertThat(after.draining()).isEmpty();
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "ctl                                         | needs a subcommand",
+      "ctl frobnicate                              | frobnicate",
+      "ctl worker                                  | needs a subcommand",
+      "ctl scale q5                                | --parallelism",
+      "ctl reschedule q5                           | --plan",
+      "ctl fragments                               | JOB",
+      "ctl cluster --meta localhost                | --meta",
+      "ctl cluster --meta localhost:99999          | --meta",
+      "ctl cluster --meta ::1:5690                 | --meta",
+      "ctl worker add --slots 0                    | --slots",
+      "ctl worker drain two                        | ID",
+      "ctl scale q5 --parallelism 2 --fragment -1  | --fragment",
+  })
+  void badFlagsExitWithTwo(String args, String named) {
+    Run r = tide(args.trim().split(" +"));
+
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(2);
+    assertThat(r.err()).startsWith("error: ").contains(named).doesNotContain("Exception").doesNotContain("\tat ");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void anUnreachableMetaIsOneLineAndExitOne() throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = s.getLocalPort();
+    }
+
+    Run r = tide("ctl", "status", "--meta", "127.0.0.1:" + port);
+
+    assertThat(r.exitCode()).isEqualTo(1);
+    assertThat(r.err().strip()).startsWith("cannot reach meta at 127.0.0.1:" + port + ": ").doesNotContain("\n");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void theAdminServerListensOnLoopbackAndRefusesATakenPortClearly() throws IOException {
+    assertThat(admin.address()).isEqualTo("127.0.0.1:" + admin.port());
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> AdminServer.start(port, cluster.meta(), null)))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot listen on 127.0.0.1:" + port)
+          .hasMessageContaining("--admin-port");
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package dev.tide.cli.ctl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tide.cli.TideCli;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The playground scales q5 out and back in while it runs, and serves the admin API that {@code tide ctl} talks to. */
+class PlaygroundScalingTest {
+  private static final Pattern ADMIN = Pattern.compile("admin API on (127\\.0\\.0\\.1:[0-9]+) — try \\./tide ctl cluster --meta \\1\\n");
+
+  @Test
+  void playgroundScalesQ5OutAndInAndAnswersCtl(@TempDir Path dir) throws Exception {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    // A thread of its own: on a small machine the common pool may have a single thread, which the cluster needs.
+    CompletableFuture<Integer> playground = new CompletableFuture<>();
+    Thread runner = new Thread(() -> {
+      try {
+        playground.complete(TideCli.run(new PrintWriter(out, true), new PrintWriter(err, true), "playground", "--duration", "10s",
+            "--rate", "2000", "--barrier-interval", "200ms", "--nodes", "2", "--slots", "1", "--admin-port", "0",
+            "--data-dir", dir.resolve("data").toString()));
+      } catch (Throwable t) {
+        playground.completeExceptionally(t);
+      }
+    }, "playground");
+    runner.start();
+
+    String address = await().atMost(Duration.ofMinutes(1)).until(() -> {
+      Matcher m = ADMIN.matcher(out.toString());
+      return m.find() ? m.group(1) : null;
+    }, a -> a != null || playground.isDone());
+    assertThat(address).as(out + "\n" + err).isNotNull();
+    CtlCommandTest.Run added = CtlCommandTest.tide("ctl", "worker", "add", "--meta", address);
+    CtlCommandTest.Run shown = CtlCommandTest.tide("ctl", "cluster", "--meta", address);
+    int code = playground.get(5, TimeUnit.MINUTES);
+
+    assertThat(code).as(err.toString()).isZero();
+    assertThat(added.exitCode()).as(added.err()).isZero();
+    assertThat(added.out()).startsWith("worker 3 added with 1 slot;");
+    assertThat(shown.out()).startsWith("workers: 3 (3 slots)\n").containsPattern("\\n +q5 +1 ");
+    assertThat(out.toString()).contains("Script: scale q5 out to 4 at 4s, then scale q5 back in to adaptive at 7s",
+        "  more: ctl fragments q5 | scale q5");
+    assertThat(out.toString()).containsPattern("  4s  >> scale q5 out to 4: [0-9]+ -> [0-9]+ actors, [0-9]+ vnodes and [0-9]+ splits move\\n");
+    assertThat(out.toString()).containsPattern("  7s  >> scale q5 back in to adaptive: ");
+  }
+}
