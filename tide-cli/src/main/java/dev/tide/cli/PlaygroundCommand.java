@@ -47,7 +47,7 @@ final class PlaygroundCommand implements Callable<Integer> {
       description = "How long to run, e.g. 30s, 5min (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
-  @Option(names = "--rate", defaultValue = "20000",
+  @Option(names = "--rate", defaultValue = "10000",
       description = "Events per second of each query's source (default: ${DEFAULT-VALUE}).")
   long rate;
 
