@@ -585,7 +585,7 @@ public final class Meta implements AutoCloseable {
   /**
    * Validates and applies a reschedule: derives the target layout (pure), builds the actors it adds,
    * and queues one barrier carrying the Update mutation. Bad requests change nothing. A second
-   * reschedule of a job whose previous one has not committed is refused.
+   * reschedule (other than a dry run) of a job whose previous one has not committed is refused.
    */
   public RescheduleResult reschedule(RescheduleRequest req) {
     return call(() -> rescheduleNow(req));
@@ -596,7 +596,7 @@ public final class Meta implements AutoCloseable {
     if (recoveryReason != null) {
       throw new IllegalStateException("reschedule of job '" + req.job() + "' refused: the cluster is recovering; retry shortly");
     }
-    if (j.reschedulingEpoch > 0 || pendingUpdateOf(j)) {
+    if (!req.dryRun() && (j.reschedulingEpoch > 0 || pendingUpdateOf(j))) {
       throw new IllegalStateException("reschedule of job '" + req.job() + "' refused: a previous reschedule of it is in flight"
           + (j.reschedulingEpoch > 0 ? " (epoch " + j.reschedulingEpoch + " not yet committed)" : "") + "; retry once it commits");
     }
