@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -33,14 +32,7 @@ class StateStoreOverS3Test {
 
   @BeforeAll
   static void startServer() throws Exception {
-    server = S3TestServer.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
+    server = S3TestServer.shared();
   }
 
   /**

@@ -8,7 +8,6 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -33,14 +32,7 @@ class S3ObjectStoreTest extends ObjectStoreContractTest {
 
   @BeforeAll
   static void startServer() throws Exception {
-    server = S3TestServer.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
+    server = S3TestServer.shared();
   }
 
   private String bucket;

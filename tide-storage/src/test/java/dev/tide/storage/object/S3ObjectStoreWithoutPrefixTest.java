@@ -2,7 +2,6 @@ package dev.tide.storage.object;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -12,14 +11,7 @@ class S3ObjectStoreWithoutPrefixTest extends ObjectStoreContractTest {
 
   @BeforeAll
   static void startServer() throws Exception {
-    server = S3TestServer.start();
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
+    server = S3TestServer.shared();
   }
 
   @Override

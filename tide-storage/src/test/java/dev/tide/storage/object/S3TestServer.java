@@ -28,6 +28,21 @@ public final class S3TestServer implements AutoCloseable {
     this.admin = S3ObjectStore.newClient(config("admin-bucket"));
   }
 
+  private static S3TestServer shared;
+
+  /**
+   * One server for every test class of this JVM (tests isolate themselves by bucket); started on
+   * first use and stopped when the JVM exits.
+   */
+  public static synchronized S3TestServer shared() throws Exception {
+    if (shared == null) {
+      S3TestServer s = start();
+      Runtime.getRuntime().addShutdownHook(new Thread(s::close, "s3-test-server-stop"));
+      shared = s;
+    }
+    return shared;
+  }
+
   /** Starts a server on a free port of 127.0.0.1. */
   public static S3TestServer start() throws Exception {
     S3Proxy proxy = S3Proxy.builder()
