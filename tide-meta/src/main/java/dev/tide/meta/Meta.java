@@ -15,7 +15,6 @@ import dev.tide.meta.schedule.Layouts;
 import dev.tide.meta.schedule.Worker;
 import dev.tide.meta.store.Counters;
 import dev.tide.meta.store.IdKind;
-import dev.tide.meta.store.JdbcMetaStore;
 import dev.tide.meta.store.JobRecord;
 import dev.tide.meta.store.LayoutUpdate;
 import dev.tide.meta.store.MetaSnapshot;
@@ -174,7 +173,6 @@ public final class Meta implements AutoCloseable {
   private final long runId;
   private final Function<String, ManagedChannel> connector;
   private final MetaStore store;
-  private final boolean ownsStore;
   private final LinkedBlockingQueue<Runnable> events = new LinkedBlockingQueue<>();
   private final Thread driver;
   private volatile boolean running = true;
@@ -201,30 +199,15 @@ public final class Meta implements AutoCloseable {
   private volatile MetaStats stats = new MetaStats(0, 0, 0, 0, 0, 0, 0);
 
   /**
-   * A meta whose catalog lives only as long as it does (an in-memory SQLite store it owns and closes).
-   *
-   * @deprecated pass the {@link MetaStore} explicitly; this remains for callers that need no durability
-   */
-  @Deprecated
-  public Meta(Config config, Clock clock, Function<String, ManagedChannel> connector) {
-    this(config, clock, connector, JdbcMetaStore.open("jdbc:sqlite::memory:"), true);
-  }
-
-  /**
    * A meta over {@code store}, which the caller keeps owning (and closes after {@link #close}). The
    * stored catalog is loaded here; when it holds jobs or workers, meta starts in recovery.
    */
   public Meta(Config config, Clock clock, Function<String, ManagedChannel> connector, MetaStore store) {
-    this(config, clock, connector, store, false);
-  }
-
-  private Meta(Config config, Clock clock, Function<String, ManagedChannel> connector, MetaStore store, boolean ownsStore) {
     this.config = config;
     this.clock = clock;
     this.runId = clock.nowMillis();
     this.connector = connector;
     this.store = java.util.Objects.requireNonNull(store, "store");
-    this.ownsStore = ownsStore;
     this.workerIds = new IdBlocks(store, IdKind.WORKER, 16);
     this.actorIds = new IdBlocks(store, IdKind.ACTOR, 1024);
     this.jobIds = new IdBlocks(store, IdKind.JOB, 16);
@@ -266,9 +249,6 @@ public final class Meta implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     workers.values().forEach(w -> w.channel.shutdownNow());
-    if (ownsStore) {
-      store.close();
-    }
   }
 
   // ---------------------------------------------------------------- API (any thread)

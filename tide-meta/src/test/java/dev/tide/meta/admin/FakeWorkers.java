@@ -4,6 +4,8 @@ import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.Meta;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.store.JdbcMetaStore;
+import dev.tide.meta.store.MetaStore;
 import dev.tide.proto.plan.DispatchType;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.FragmentEdge;
@@ -40,10 +42,11 @@ final class FakeWorkers implements AutoCloseable {
   private final String prefix = "admin-test-" + INSTANCES.incrementAndGet() + "-";
   private final List<Server> servers = new ArrayList<>();
   final Meta meta;
+  private final MetaStore store = JdbcMetaStore.open("jdbc:sqlite::memory:");
 
   FakeWorkers() {
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, Duration.ofMillis(50));
-    this.meta = new Meta(config, Clock.SYSTEM, address -> InProcessChannelBuilder.forName(address).directExecutor().build());
+    this.meta = new Meta(config, Clock.SYSTEM, address -> InProcessChannelBuilder.forName(address).directExecutor().build(), store);
     meta.start();
   }
 
@@ -62,6 +65,7 @@ final class FakeWorkers implements AutoCloseable {
   public void close() {
     meta.close();
     servers.forEach(Server::shutdownNow);
+    store.close();
   }
 
   private final class Compute extends StreamServiceGrpc.StreamServiceImplBase {
