@@ -119,12 +119,12 @@ final class PlaygroundCommand implements Callable<Integer> {
       }
     };
     try {
-      return AdminServer.start(adminPort, cluster.meta(), launcher, new ViewGrpcService(cluster));
+      return AdminServer.start(adminPort, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()));
     } catch (IllegalStateException e) {
       if (spec.commandLine().getParseResult().hasMatchedOption("--admin-port")) {
         throw e;
       }
-      return AdminServer.start(0, cluster.meta(), launcher, new ViewGrpcService(cluster));
+      return AdminServer.start(0, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()));
     }
   }
 

@@ -13,8 +13,6 @@ import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.proto.stream.MetaServiceGrpc;
-import dev.tide.proto.stream.RegisterWorkerRequest;
-import dev.tide.proto.stream.RegisterWorkerResponse;
 import dev.tide.storage.StateStore;
 import dev.tide.storage.object.LocalObjectStore;
 import dev.tide.storage.object.ObjectStore;
@@ -34,6 +32,7 @@ import io.grpc.inprocess.InProcessServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -58,12 +57,17 @@ public final class LocalCluster implements AutoCloseable {
   private Server metaServer;
   private final ManagedChannel metaChannel;
   private final List<Node> nodes = new ArrayList<>();
-  private final BlockCache readerCache = new BlockCache(64L << 20);
   private final long blockCacheBytes;
-  private StateStore reader;
+  private final CommittedViews views;
 
-  /** A compute node with its in-process server. */
-  public record Node(ComputeNode compute, Server server, int slots) {}
+  /** A compute node with its in-process server and its membership (heartbeats). */
+  public record Node(ComputeNode compute, Server server, ComputeMembership membership, int slots) {
+    void stop() {
+      membership.close();
+      server.shutdownNow();
+      compute.shutdown();
+    }
+  }
 
   /** A cluster whose objects are under {@code dataDir/objects} and whose meta store is {@code dataDir/meta.db}. */
   public LocalCluster(Path dataDir, Config config, int computeNodes, int slotsPerNode) {
@@ -91,6 +95,7 @@ public final class LocalCluster implements AutoCloseable {
     this.objects = objects;
     this.blockCacheBytes = 64L << 20;
     this.metaStoreUrl = metaStoreUrl;
+    this.views = new CommittedViews(() -> meta, objects);
     startMeta();
     this.metaChannel = InProcessChannelBuilder.forName(prefix + "meta").build();
     for (int i = 0; i < computeNodes; i++) {
@@ -146,10 +151,9 @@ public final class LocalCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    RegisterWorkerResponse r = stub.registerWorker(RegisterWorkerRequest.newBuilder().setHost(name).setSlots(slots).build());
-    compute.setWorkerId(r.getWorkerId());
-    compute.store().commit(r.getVersion());
-    Node n = new Node(compute, server, slots);
+    ComputeMembership membership = ComputeMembership.join(compute, stub, name, slots, config.get(MetaOptions.HEARTBEAT_INTERVAL),
+        Duration.ofSeconds(30));
+    Node n = new Node(compute, server, membership, slots);
     nodes.add(n);
     return n;
   }
@@ -175,17 +179,14 @@ public final class LocalCluster implements AutoCloseable {
     Node n = nodes.get(index);
     boolean gone = meta.workers().stream().noneMatch(w -> w.id() == n.compute().workerId());
     if (gone && !n.server().isShutdown()) {
-      n.server().shutdownNow();
-      n.compute().shutdown();
+      n.stop();
     }
     return gone;
   }
 
   /** Simulates a machine failure: the node's actors stop and its server goes away. */
   public void crash(int index) {
-    Node n = nodes.get(index);
-    n.server().shutdownNow();
-    n.compute().shutdown();
+    nodes.get(index).stop();
   }
 
   /** Compiles and starts a job; returns its definition. */
@@ -196,83 +197,31 @@ public final class LocalCluster implements AutoCloseable {
     return def;
   }
 
-  /** A read-only view of the committed state, kept across calls so open SST readers are reused. */
-  private synchronized StateStore reader() {
-    if (reader == null) {
-      reader = new StateStore(objects, readerCache, "state", () -> {
-        throw new IllegalStateException("a reader never writes");
-      });
-    }
-    reader.commit(meta.committedVersion());
-    return reader;
+  /** Reads of the committed state: views and source progress. */
+  public CommittedViews views() {
+    return views;
   }
 
   /** The committed rows of a materialized view (visible columns), in key order. */
   public List<Object[]> scan(String view) {
-    TableCatalog t = meta.view(view).orElseThrow(() -> new IllegalArgumentException("unknown materialized view '" + view + "'"));
-    List<Object[]> out = new ArrayList<>();
-    for (Object[] row : StateTable.scanAll(reader(), t)) {
-      out.add(Arrays.copyOf(row, t.getVisibleColumns()));
-    }
-    return out;
+    return views.scan(view);
   }
 
-  /** Committed progress of one source of a job. */
-  public record SourceProgress(String table, long emitted, long total) {
-    public boolean done() {
-      return total >= 0 && emitted >= total;
-    }
-  }
-
-  /**
-   * Committed progress of every source of the job, from the split offsets in the committed state:
-   * a split's offset is its next ordinal, so it has emitted {@code ceil((offset - split) / splits)} rows.
-   */
-  public List<SourceProgress> sourceProgress(JobDefinition job) {
-    StateStore reader = reader();
-    List<SourceProgress> out = new ArrayList<>();
-    for (Fragment f : job.getFragmentsList()) {
-      for (PlanNode n : f.getNodesList()) {
-        if (!n.hasSource()) {
-          continue;
-        }
-        long events = NexmarkSourceOptions.parse(n.getSource().getOptionsMap()).get(NexmarkSourceOptions.EVENTS);
-        NexmarkTable table = NexmarkTable.valueOf(n.getSource().getTable().toUpperCase(Locale.ROOT));
-        long total = events < 0 ? -1 : NexmarkGenerator.ordinalsBelow(table, events);
-        int splits = n.getSource().getSplitCount();
-        TableCatalog t = job.getTablesList().stream().filter(c -> c.getTableId() == n.getSource().getStateTableId()).findFirst().orElseThrow();
-        long emitted = 0;
-        for (Object[] row : StateTable.scanAll(reader, t)) {
-          long split = (Integer) row[0];
-          long offset = total < 0 ? (Long) row[1] : Math.min((Long) row[1], roundUp(total, split, splits));
-          emitted += (offset - split + splits - 1) / splits;
-        }
-        out.add(new SourceProgress(n.getSource().getTable(), emitted, total));
-      }
-    }
-    return out;
-  }
-
-  /** The first ordinal of the split at or past {@code total}: where a finished split's offset stops. */
-  private static long roundUp(long total, long split, int splits) {
-    long k = Math.max(0, (total - split + splits - 1) / splits);
-    return split + k * splits;
+  /** Committed progress of every source of the job. */
+  public List<CommittedViews.SourceProgress> sourceProgress(JobDefinition job) {
+    return views.sourceProgress(job);
   }
 
   /** True once every bounded source of the job has committed offsets past its last event. */
   public boolean sourcesDone(JobDefinition job) {
-    List<SourceProgress> p = sourceProgress(job);
-    return !p.isEmpty() && p.stream().allMatch(SourceProgress::done);
+    return views.sourcesDone(job);
   }
 
   @Override
   public void close() {
     meta.close();
     metaStore.close();
-    for (Node n : nodes) {
-      n.server().shutdownNow();
-      n.compute().shutdown();
-    }
+    nodes.forEach(Node::stop);
     metaChannel.shutdownNow();
     metaServer.shutdownNow();
   }

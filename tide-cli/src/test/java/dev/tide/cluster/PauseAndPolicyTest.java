@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class PauseAndPolicyTest {
   static long emitted(LocalCluster cluster, JobDefinition job) {
-    return cluster.sourceProgress(job).stream().mapToLong(LocalCluster.SourceProgress::emitted).sum();
+    return cluster.sourceProgress(job).stream().mapToLong(CommittedViews.SourceProgress::emitted).sum();
   }
 
   void awaitCommits(LocalCluster cluster, int n) {

@@ -48,6 +48,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -80,11 +81,15 @@ public final class Meta implements AutoCloseable {
     final StreamServiceGrpc.StreamServiceBlockingStub stub;
     boolean alive = true;
     boolean draining;
+    /** Last heartbeat (or registration, or this meta's start), read and written on any thread. */
+    volatile long lastHeartbeatMs;
+    volatile int actors;
 
-    WorkerState(Worker worker, ManagedChannel channel) {
+    WorkerState(Worker worker, ManagedChannel channel, long nowMs) {
       this.worker = worker;
       this.channel = channel;
       this.stub = StreamServiceGrpc.newBlockingStub(channel);
+      this.lastHeartbeatMs = nowMs;
     }
   }
 
@@ -178,7 +183,8 @@ public final class Meta implements AutoCloseable {
   private volatile boolean running = true;
 
   // Driver-thread state.
-  private final TreeMap<Integer, WorkerState> workers = new TreeMap<>();
+  /** Written by the driver only; heartbeats read it from RPC threads. */
+  private final ConcurrentSkipListMap<Integer, WorkerState> workers = new ConcurrentSkipListMap<>();
   private final TreeMap<Integer, JobEntry> jobs = new TreeMap<>();
   private final List<PendingMutation> pendingMutations = new ArrayList<>();
   private final List<Integer> droppingJobs = new ArrayList<>();
@@ -222,7 +228,7 @@ public final class Meta implements AutoCloseable {
       jobs.put(r.jobId(), j);
     }
     for (WorkerRecord r : snap.workers().values()) {
-      WorkerState w = new WorkerState(r.worker(), connector.apply(r.worker().address()));
+      WorkerState w = new WorkerState(r.worker(), connector.apply(r.worker().address()), clock.nowMillis());
       w.draining = r.draining();
       workers.put(r.id(), w);
     }
@@ -281,7 +287,7 @@ public final class Meta implements AutoCloseable {
       int id = (int) workerIds.take(1);
       Worker w = new Worker(id, address, slots);
       store.putWorker(new WorkerRecord(w, false));
-      workers.put(id, new WorkerState(w, connector.apply(address)));
+      workers.put(id, new WorkerState(w, connector.apply(address), clock.nowMillis()));
       membershipChangedMs = clock.nowMillis();
       LOG.info("worker {} registered at {} with {} slots", id, address, slots);
       return id;
@@ -427,6 +433,21 @@ public final class Meta implements AutoCloseable {
     events.add(() -> onCollected(workerId, epoch, ssts));
   }
 
+  /**
+   * A worker's heartbeat. False when meta does not know the worker (it was declared lost and
+   * removed, or never registered with this catalog): the node must stop its actors and register
+   * again. Called from RPC threads; never waits for the driver.
+   */
+  public boolean heartbeat(int workerId, int actors) {
+    WorkerState w = workers.get(workerId);
+    if (w == null) {
+      return false;
+    }
+    w.lastHeartbeatMs = clock.nowMillis();
+    w.actors = actors;
+    return true;
+  }
+
   /** A worker reports a failure of one of its actors ({@code actorId >= 0}) or of itself. Called from RPC threads. */
   public void failed(int workerId, long actorId, String error) {
     String who = actorId < 0 ? "worker " + workerId : "actor " + actorId + " on worker " + workerId;
@@ -439,6 +460,7 @@ public final class Meta implements AutoCloseable {
     while (running) {
       try {
         long now = clock.nowMillis();
+        expireSilentWorkers(now);
         if (recoveryReason != null) {
           recover(now);
         } else {
@@ -482,6 +504,17 @@ public final class Meta implements AutoCloseable {
     if (recoveryReason == null) {
       LOG.warn("recovery requested: {}", reason);
       recoveryReason = reason;
+    }
+  }
+
+  /** Declares lost every alive worker whose last heartbeat is older than {@code heartbeat.timeout}. */
+  private void expireSilentWorkers(long now) {
+    long timeout = config.get(MetaOptions.HEARTBEAT_TIMEOUT).toMillis();
+    for (WorkerState w : workers.values()) {
+      if (w.alive && now - w.lastHeartbeatMs > timeout) {
+        markDead(w, new IllegalStateException("no heartbeat for " + (now - w.lastHeartbeatMs) + " ms (heartbeat.timeout "
+            + timeout + " ms)"));
+      }
     }
   }
 
@@ -797,6 +830,14 @@ public final class Meta implements AutoCloseable {
       }
     } catch (StatusRuntimeException e) {
       return; // a worker died while rebuilding: the next step recovers again
+    }
+    // The lost workers host nothing now: forget them. One that comes back hears so at its next
+    // heartbeat, and registers again as a new worker.
+    for (int id : lost) {
+      WorkerState w = workers.remove(id);
+      store.deleteWorker(id);
+      w.channel.shutdownNow();
+      LOG.info("lost worker {} at {} removed", id, w.worker.address());
     }
     List<Integer> paused = jobs.values().stream().filter(j -> j.paused).map(j -> j.def.getJobId()).toList();
     if (!paused.isEmpty()) {

@@ -3,6 +3,8 @@ package dev.tide.meta;
 import dev.tide.proto.stream.Ack;
 import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.FailureReport;
+import dev.tide.proto.stream.HeartbeatRequest;
+import dev.tide.proto.stream.HeartbeatResponse;
 import dev.tide.proto.stream.MetaServiceGrpc;
 import dev.tide.proto.stream.RegisterWorkerRequest;
 import dev.tide.proto.stream.RegisterWorkerResponse;
@@ -50,6 +52,12 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
       return;
     }
     out.onNext(SstIdResponse.newBuilder().setFirstId(meta.allocateSstIds(n)).setCount(n).build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void heartbeat(HeartbeatRequest req, StreamObserver<HeartbeatResponse> out) {
+    out.onNext(HeartbeatResponse.newBuilder().setRegistered(meta.heartbeat(req.getWorkerId(), req.getActors())).build());
     out.onCompleted();
   }
 

@@ -26,8 +26,15 @@ public final class MetaOptions {
       "Most jobs rescheduled per round after a membership change (bounded batches).")
       .withRule(v -> v >= 1 && v <= 1000, "between 1 and 1000");
 
+  public static final ConfigOption<Duration> HEARTBEAT_INTERVAL = ConfigOption.durationOption("heartbeat.interval", Duration.ofSeconds(1),
+      "How often a compute node tells meta it is alive.")
+      .withRule(d -> d.toMillis() >= 10 && d.toMillis() <= 60_000, "between 10ms and 1min");
+  public static final ConfigOption<Duration> HEARTBEAT_TIMEOUT = ConfigOption.durationOption("heartbeat.timeout", Duration.ofSeconds(10),
+      "A compute node without a heartbeat for this long is declared lost: its actors are recovered onto the others.")
+      .withRule(d -> d.toMillis() >= 100 && d.toMillis() <= 3_600_000, "between 100ms and 1h");
+
   public static final List<ConfigOption<?>> ALL = List.of(BARRIER_INTERVAL, MAX_INFLIGHT_BARRIERS, DEFAULT_PARALLELISM, VNODE_COUNT,
-      SETTLE_DELAY, RESCHEDULE_BATCH);
+      SETTLE_DELAY, RESCHEDULE_BATCH, HEARTBEAT_INTERVAL, HEARTBEAT_TIMEOUT);
 
   private MetaOptions() {}
 }

@@ -1,6 +1,8 @@
 package dev.tide.cli.ctl;
 
-import dev.tide.cluster.LocalCluster;
+import dev.tide.cluster.CommittedViews;
+import dev.tide.meta.Meta;
+import java.util.function.Supplier;
 import dev.tide.proto.admin.ScanRequest;
 import dev.tide.proto.admin.ScanResponse;
 import dev.tide.proto.admin.ScanRow;
@@ -12,22 +14,24 @@ import java.util.List;
 
 /** Serves the committed rows of a materialized view (for {@code tide ctl scan}) from a running cluster. */
 public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
-  private final LocalCluster cluster;
+  private final Supplier<Meta> meta;
+  private final CommittedViews views;
 
-  public ViewGrpcService(LocalCluster cluster) {
-    this.cluster = cluster;
+  public ViewGrpcService(Supplier<Meta> meta, CommittedViews views) {
+    this.meta = meta;
+    this.views = views;
   }
 
   @Override
   public void scan(ScanRequest req, StreamObserver<ScanResponse> out) {
-    TableCatalog t = cluster.meta().view(req.getView()).orElse(null);
+    TableCatalog t = meta.get().view(req.getView()).orElse(null);
     if (t == null) {
       out.onError(Status.NOT_FOUND.withDescription("unknown materialized view '" + req.getView() + "'; views: "
-          + cluster.meta().jobs().values().stream().flatMap(j -> j.getTablesList().stream()).filter(TableCatalog::getIsMv)
+          + meta.get().jobs().values().stream().flatMap(j -> j.getTablesList().stream()).filter(TableCatalog::getIsMv)
               .map(TableCatalog::getName).sorted().toList()).asRuntimeException());
       return;
     }
-    List<Object[]> rows = cluster.scan(req.getView());
+    List<Object[]> rows = views.scan(req.getView());
     ScanResponse.Builder r = ScanResponse.newBuilder().setTotalRows(rows.size());
     for (int c = 0; c < t.getVisibleColumns(); c++) {
       r.addColumns(t.getColumns(c).getName());

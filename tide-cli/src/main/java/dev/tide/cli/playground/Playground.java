@@ -4,7 +4,7 @@ import dev.tide.cli.ctl.MetaAddress;
 import dev.tide.cli.text.Cells;
 import dev.tide.cli.text.TextTable;
 import dev.tide.cluster.LocalCluster;
-import dev.tide.cluster.LocalCluster.SourceProgress;
+import dev.tide.cluster.CommittedViews.SourceProgress;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.Meta;

@@ -62,7 +62,7 @@ class CtlCommandTest {
       synchronized (cluster) {
         return cluster.addNode(slots).compute().workerId();
       }
-    }, new ViewGrpcService(cluster));
+    }, new ViewGrpcService(cluster::meta, cluster.views()));
   }
 
   @Test

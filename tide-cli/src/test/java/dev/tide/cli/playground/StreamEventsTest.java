@@ -2,7 +2,7 @@ package dev.tide.cli.playground;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tide.cluster.LocalCluster.SourceProgress;
+import dev.tide.cluster.CommittedViews.SourceProgress;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
