@@ -191,10 +191,7 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Compiles and starts a job; returns its definition. */
   public JobDefinition submit(Plan plan) {
-    Meta.JobIds ids = meta.allocateJobIds();
-    JobDefinition def = JobCompiler.compile(plan, ids.jobId(), config.get(MetaOptions.VNODE_COUNT), ids.tableIdBase());
-    meta.createJob(def);
-    return def;
+    return JobGrpcService.submit(meta, config, plan);
   }
 
   /** Reads of the committed state: views and source progress. */

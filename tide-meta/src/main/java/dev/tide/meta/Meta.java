@@ -79,8 +79,8 @@ public final class Meta implements AutoCloseable {
     final Worker worker;
     final ManagedChannel channel;
     final StreamServiceGrpc.StreamServiceBlockingStub stub;
-    boolean alive = true;
-    boolean draining;
+    volatile boolean alive = true;
+    volatile boolean draining;
     /** Last heartbeat (or registration, or this meta's start), read and written on any thread. */
     volatile long lastHeartbeatMs;
     volatile int actors;
@@ -193,6 +193,7 @@ public final class Meta implements AutoCloseable {
   private long lastCurrEpoch = -1;
   private long nextInjectMs;
   private String recoveryReason;
+  private boolean recoveryWaitLogged;
   private final IdBlocks workerIds;
   private final IdBlocks actorIds;
   private final IdBlocks jobIds;
@@ -202,6 +203,7 @@ public final class Meta implements AutoCloseable {
   private long membershipChangedMs;
 
   private volatile StoreVersion committedView;
+  private volatile java.util.function.LongConsumer barrierLatencyListener = ms -> {};
   private volatile MetaStats stats = new MetaStats(0, 0, 0, 0, 0, 0, 0);
 
   /**
@@ -406,6 +408,24 @@ public final class Meta implements AutoCloseable {
 
   public List<Worker> workers() {
     return call(this::aliveWorkers);
+  }
+
+  /** Calls {@code listener} on the driver thread with the inject-to-commit latency of every committed barrier. */
+  public void onBarrierCommitted(java.util.function.LongConsumer listener) {
+    this.barrierLatencyListener = listener;
+  }
+
+  /** The clock meta's timestamps (heartbeats, barriers) are read from. */
+  public Clock clock() {
+    return clock;
+  }
+
+  /** How a registered worker is doing, as of its last heartbeat. */
+  public record WorkerHealth(Worker worker, boolean alive, boolean draining, int actors, long lastHeartbeatMs) {}
+
+  /** Every registered worker's health; reads without waiting for the driver (for status and metrics). */
+  public List<WorkerHealth> workerHealth() {
+    return workers.values().stream().map(w -> new WorkerHealth(w.worker, w.alive, w.draining, w.actors, w.lastHeartbeatMs)).toList();
   }
 
   public StoreVersion committedVersion() {
@@ -785,13 +805,13 @@ public final class Meta implements AutoCloseable {
           }
         }
       }
+      barrierLatencyListener.accept(now - c.injectMs());
       stats = new MetaStats(c.epoch(), committedBarriers, now - c.injectMs(), barriers.inflightCount(),
           aliveWorkers().size(), jobs.size(), recoveries);
     }
   }
 
   private void recover(long now) {
-    recoveries++;
     barriers.abort();
     pendingMutations.clear();
     jobs.values().forEach(j -> j.reschedulingEpoch = 0);
@@ -813,9 +833,13 @@ public final class Meta implements AutoCloseable {
     }
     List<Worker> alive = aliveWorkers();
     if (alive.isEmpty()) {
-      LOG.warn("recovery waits: no compute node is alive");
+      if (!recoveryWaitLogged) {
+        LOG.warn("recovery waits: no compute node is alive");
+        recoveryWaitLogged = true;
+      }
       return;
     }
+    recoveryWaitLogged = false;
     Set<Integer> lost = new HashSet<>(workers.keySet());
     alive.forEach(w -> lost.remove(w.id()));
     try {
@@ -843,6 +867,7 @@ public final class Meta implements AutoCloseable {
     if (!paused.isEmpty()) {
       pendingMutations.add(new PendingMutation(pauseMutation(paused, true), null, null));
     }
+    recoveries++;
     LOG.info("recovered from '{}' at committed epoch {} with workers {}", recoveryReason, version.getMaxCommittedEpoch(),
         alive.stream().map(Worker::id).toList());
     recoveryReason = null;

@@ -1,11 +1,13 @@
 package dev.tide.cli.ctl;
 
+import dev.tide.common.auth.ClusterToken;
 import dev.tide.proto.admin.AdminServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -38,9 +40,15 @@ final class AdminClient implements AutoCloseable {
   private final MetaAddress address;
   private final ManagedChannel channel;
 
-  AdminClient(MetaAddress address) {
+  AdminClient(MetaAddress address, Optional<ClusterToken> token) {
     this.address = address;
-    this.channel = NettyChannelBuilder.forAddress(address.host(), address.port()).usePlaintext().build();
+    NettyChannelBuilder b = NettyChannelBuilder.forAddress(address.host(), address.port()).usePlaintext();
+    token.ifPresent(t -> b.intercept(t.clientInterceptor()));
+    this.channel = b.build();
+  }
+
+  dev.tide.proto.admin.JobServiceGrpc.JobServiceBlockingStub jobs() {
+    return dev.tide.proto.admin.JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   AdminServiceGrpc.AdminServiceBlockingStub stub() {

@@ -3,9 +3,12 @@ package dev.tide.cli.ctl;
 import dev.tide.cli.TideCli;
 import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
 import io.grpc.StatusRuntimeException;
+import dev.tide.common.auth.ClusterToken;
 import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -22,12 +25,21 @@ abstract class AdminCommand implements Callable<Integer> {
       description = "Address of meta's admin API (default: ${DEFAULT-VALUE}, where the playground serves it).")
   MetaAddress meta;
 
+  @Option(names = "--token", paramLabel = "TOKEN", description = "Cluster token (default: $TIDE_TOKEN; none for the playground).")
+  String token;
+
   @Override
   public final Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     validate();
-    try (AdminClient client = new AdminClient(meta)) {
+    Optional<ClusterToken> clusterToken;
+    try {
+      clusterToken = ClusterToken.resolve(token);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "--token: " + e.getMessage());
+    }
+    try (AdminClient client = new AdminClient(meta, clusterToken)) {
       run(client, out);
       out.flush();
       return TideCli.EXIT_OK;

@@ -1,5 +1,6 @@
 package dev.tide.cli.ctl;
 
+import dev.tide.cluster.Endpoint;
 import picocli.CommandLine;
 
 /**
@@ -28,25 +29,11 @@ public record MetaAddress(String host, int port) {
    * @throws IllegalArgumentException naming the bad part and the expected form
    */
   public static MetaAddress parse(String text) {
-    String t = text == null ? "" : text.strip();
-    int colon = t.lastIndexOf(':');
-    if (colon < 0) {
-      throw new IllegalArgumentException("'" + t + "' is not of the form HOST:PORT, e.g. " + DEFAULT);
-    }
-    String host = t.substring(0, colon);
-    if (host.startsWith("[") && host.endsWith("]")) {
-      host = host.substring(1, host.length() - 1);
-    } else if (host.contains(":")) {
-      throw new IllegalArgumentException("'" + t + "' is not of the form HOST:PORT: put an IPv6 host in brackets, e.g. [::1]:5690");
-    }
-    String port = t.substring(colon + 1);
-    if (!port.matches("\\d{1,5}")) {
-      throw new IllegalArgumentException("'" + t + "' has no valid port: expected HOST:PORT with a port between 1 and 65535");
-    }
+    Endpoint e = Endpoint.parse(text, DEFAULT);
     try {
-      return new MetaAddress(host, Integer.parseInt(port));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("'" + t + "' is not a valid HOST:PORT: " + e.getMessage());
+      return new MetaAddress(e.host(), e.port());
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalArgumentException("'" + e + "' is not a valid HOST:PORT: " + ex.getMessage());
     }
   }
 

@@ -168,7 +168,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void status(StatusRequest req, StreamObserver<StatusResponse> out) {
-    answer(out, "status", () -> AdminViews.status(meta.stats()));
+    answer(out, "status", () -> AdminViews.status(meta, meta.clock().nowMillis()));
   }
 
   private static ClusterSnapshot.JobView job(ClusterSnapshot s, String name) {

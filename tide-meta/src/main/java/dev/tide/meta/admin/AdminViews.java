@@ -1,5 +1,6 @@
 package dev.tide.meta.admin;
 
+import dev.tide.meta.Meta;
 import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.MetaStats;
 import dev.tide.meta.scale.Ensemble;
@@ -13,17 +14,23 @@ import dev.tide.proto.admin.FragmentView;
 import dev.tide.proto.admin.FragmentsResponse;
 import dev.tide.proto.admin.JobSummary;
 import dev.tide.proto.admin.StatusResponse;
+import dev.tide.proto.admin.StoreSize;
+import dev.tide.proto.admin.WorkerHealth;
+import dev.tide.proto.store.Level;
+import dev.tide.proto.store.SstInfo;
+import dev.tide.proto.store.StoreVersion;
 import dev.tide.proto.admin.WorkerSummary;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.FragmentEdge;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.PlanNode;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
 /** Pure conversions of meta's snapshot into the admin API's messages. Deterministic: ids ascending, jobs by name. */
-final class AdminViews {
+public final class AdminViews {
   private AdminViews() {}
 
   static ClusterResponse cluster(ClusterSnapshot s) {
@@ -100,9 +107,26 @@ final class AdminViews {
     return splits;
   }
 
-  static StatusResponse status(MetaStats s) {
-    return StatusResponse.newBuilder().setCommittedEpoch(s.committedEpoch()).setCommittedBarriers(s.committedBarriers())
+  /** Meta's status: barriers, workers with their heartbeats, and the size of the committed version. */
+  public static StatusResponse status(Meta meta, long nowMs) {
+    MetaStats s = meta.stats();
+    StatusResponse.Builder r = StatusResponse.newBuilder().setCommittedEpoch(s.committedEpoch()).setCommittedBarriers(s.committedBarriers())
         .setBarrierLatencyMs(Math.max(0, s.barrierLatencyMs())).setInflightBarriers(s.inflightBarriers())
-        .setAliveWorkers(s.aliveWorkers()).setJobs(s.jobs()).setRecoveries(s.recoveries()).build();
+        .setJobs(s.jobs()).setRecoveries(s.recoveries());
+    List<Meta.WorkerHealth> workers = meta.workerHealth();
+    r.setAliveWorkers((int) workers.stream().filter(Meta.WorkerHealth::alive).count());
+    for (Meta.WorkerHealth w : workers) {
+      r.addWorkers(WorkerHealth.newBuilder().setId(w.worker().id()).setAddress(w.worker().address()).setSlots(w.worker().slots())
+          .setActors(w.actors()).setAlive(w.alive()).setDraining(w.draining())
+          .setHeartbeatAgeMs(Math.max(0, nowMs - w.lastHeartbeatMs())));
+    }
+    StoreVersion v = meta.committedVersion();
+    StoreSize.Builder size = StoreSize.newBuilder().setL0Ssts(v.getL0().getSstsCount())
+        .setL0Bytes(v.getL0().getSstsList().stream().mapToLong(SstInfo::getFileSize).sum());
+    for (Level l : v.getLevelsList()) {
+      size.setLevelSsts(size.getLevelSsts() + l.getSstsCount())
+          .setLevelBytes(size.getLevelBytes() + l.getSstsList().stream().mapToLong(SstInfo::getFileSize).sum());
+    }
+    return r.setStore(size).build();
   }
 }

@@ -1,0 +1,52 @@
+package dev.tide.cli;
+
+import dev.tide.cluster.ComputeServer;
+import dev.tide.cluster.ProcessOptions;
+import dev.tide.common.config.Config;
+import dev.tide.common.time.Clock;
+import java.io.PrintWriter;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code tide compute}: runs a compute node as a process until it is stopped. */
+@Command(name = "compute", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Runs a compute node: registers with meta, runs the actors meta places on it, sends heartbeats.",
+        "Prints 'compute ready worker=ID port=PORT' once registered."})
+final class ComputeCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  ProcessFlags process;
+
+  @Option(names = "--meta", paramLabel = "HOST:PORT", description = "Meta's gRPC address (default 127.0.0.1:5690).")
+  String meta;
+
+  @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Address of this node's services (default 127.0.0.1:0).")
+  String listen;
+
+  @Option(names = "--slots", paramLabel = "N", description = "Actors per fragment this node takes (default 2).")
+  Integer slots;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    Map<String, String> flags = new HashMap<>();
+    ProcessFlags.flag(flags, ProcessOptions.COMPUTE_META.key(), meta);
+    ProcessFlags.flag(flags, ProcessOptions.COMPUTE_LISTEN.key(), listen);
+    ProcessFlags.flag(flags, ProcessOptions.COMPUTE_SLOTS.key(), slots);
+    Config config = process.config(flags);
+    ComputeServer server = ComputeServer.start(config, process.token(config), Clock.SYSTEM);
+    Runtime.getRuntime().addShutdownHook(new Thread(server::close, "compute-shutdown"));
+    PrintWriter out = spec.commandLine().getOut();
+    out.println("compute ready worker=" + server.node().workerId() + " port=" + server.port());
+    out.flush();
+    server.awaitTermination();
+    return TideCli.EXIT_OK;
+  }
+}

@@ -1,0 +1,68 @@
+package dev.tide.cli.ctl;
+
+import dev.tide.cli.TideCli;
+import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
+import dev.tide.proto.admin.CreateJobRequest;
+import dev.tide.proto.admin.CreateJobResponse;
+import dev.tide.proto.admin.JobRequest;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code tide ctl job create|drop}: starts a built-in Nexmark query as a job, or drops one. */
+@Command(name = "job", mixinStandardHelpOptions = true, description = "Creates or drops jobs.",
+    subcommands = {JobCommand.Create.class, JobCommand.Drop.class})
+final class JobCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    return TideCli.missingSubcommand(spec);
+  }
+
+  @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
+      description = "Starts a Nexmark query (q0..q8) as a job; its view takes the query's name.")
+  static final class Create extends AdminCommand {
+    @Parameters(index = "0", paramLabel = "QUERY", description = "q0, q1, q2, q3, q4, q5, q7 or q8.")
+    String query;
+
+    @Option(names = "--source", paramLabel = "KEY=VALUE",
+        description = "Nexmark source option, e.g. --source events=1000000 --source rate=10000 (repeatable).")
+    Map<String, String> source = new LinkedHashMap<>();
+
+    @Override
+    void run(AdminClient client, PrintWriter out) {
+      CreateJobResponse r = client.jobs().create(CreateJobRequest.newBuilder().setQuery(query).putAllSourceOptions(source).build());
+      out.println("job '" + r.getJob() + "' (id " + r.getJobId() + ") created with " + r.getActors() + " actors; views: "
+          + String.join(", ", r.getViewsList()));
+    }
+
+    @Override
+    void run(AdminServiceBlockingStub admin, PrintWriter out) {
+      throw new UnsupportedOperationException("uses the job service");
+    }
+  }
+
+  @Command(name = "drop", mixinStandardHelpOptions = true, description = "Stops a job at the next barrier and forgets it.")
+  static final class Drop extends AdminCommand {
+    @Parameters(index = "0", paramLabel = "JOB")
+    String job;
+
+    @Override
+    void run(AdminClient client, PrintWriter out) {
+      out.println("job '" + client.jobs().drop(JobRequest.newBuilder().setJob(job).build()).getJob() + "' dropped");
+    }
+
+    @Override
+    void run(AdminServiceBlockingStub admin, PrintWriter out) {
+      throw new UnsupportedOperationException("uses the job service");
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package dev.tide.cluster;
+
+import dev.tide.common.auth.ClusterToken;
+import dev.tide.common.config.Config;
+import dev.tide.common.time.Clock;
+import dev.tide.meta.MetaOptions;
+import dev.tide.proto.stream.MetaServiceGrpc;
+import dev.tide.storage.sst.BlockCache;
+import dev.tide.stream.actor.Channel;
+import dev.tide.stream.node.ComputeNode;
+import dev.tide.stream.node.LocalExchange;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The compute process: a compute node serving its stream service on {@code compute.listen},
+ * registered with meta at {@code compute.meta} and sending heartbeats. Reads and writes state in the
+ * object store the config names, which must be the one meta uses.
+ */
+public final class ComputeServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ComputeServer.class);
+  /** How long a starting compute node waits for meta before giving up. */
+  static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(15);
+
+  private final ComputeNode node;
+  private final Server server;
+  private final ManagedChannel metaChannel;
+  private final ComputeMembership membership;
+
+  private ComputeServer(ComputeNode node, Server server, ManagedChannel metaChannel, ComputeMembership membership) {
+    this.node = node;
+    this.server = server;
+    this.metaChannel = metaChannel;
+    this.membership = membership;
+  }
+
+  /**
+   * Starts a compute node as {@code config} says and registers it with meta.
+   *
+   * @throws IllegalArgumentException for bad options
+   * @throws IllegalStateException when the port cannot be bound, or meta cannot be reached or refuses
+   */
+  public static ComputeServer start(Config config, Optional<ClusterToken> token, Clock clock) {
+    Endpoint listen = Endpoint.parse(config.get(ProcessOptions.COMPUTE_LISTEN), "127.0.0.1:0");
+    Endpoint metaAt = Endpoint.parse(config.get(ProcessOptions.COMPUTE_META), "127.0.0.1:5690");
+    InetSocketAddress bind = listen.socketAddress();
+    if (bind.isUnresolved()) {
+      throw new IllegalArgumentException("compute.listen host '" + listen.host() + "' does not resolve");
+    }
+    ClusterToken.requireForBind(token, bind.getAddress(), "compute");
+    int slots = config.get(ProcessOptions.COMPUTE_SLOTS);
+    NettyChannelBuilder cb = NettyChannelBuilder.forAddress(metaAt.host(), metaAt.port()).usePlaintext();
+    token.ifPresent(t -> cb.intercept(t.clientInterceptor()));
+    ManagedChannel metaChannel = cb.build();
+    MetaServiceGrpc.MetaServiceBlockingStub metaStub = MetaServiceGrpc.newBlockingStub(metaChannel);
+    ComputeNode node = new ComputeNode("compute@" + listen.host(), metaStub, ProcessOptions.objectStore(config),
+        new BlockCache(256L << 20), new LocalExchange(Channel.DEFAULT_CAPACITY), clock);
+    NettyServerBuilder sb = NettyServerBuilder.forAddress(bind);
+    sb.addService(token.map(t -> ServerInterceptors.intercept(node, t.interceptor())).orElse(node.bindService()));
+    Server server;
+    try {
+      server = MetaServer.bindOrExplain(sb.build(), "compute", listen, "compute.listen (--listen)");
+    } catch (RuntimeException e) {
+      metaChannel.shutdownNow();
+      throw e;
+    }
+    String advertised = new Endpoint(listen.host(), server.getPort()).toString();
+    try {
+      ComputeMembership membership = ComputeMembership.join(node, metaStub, advertised, slots,
+          config.get(MetaOptions.HEARTBEAT_INTERVAL), REGISTER_TIMEOUT);
+      LOG.info("compute node serving on {} with {} slots, worker {} of meta at {}", advertised, slots, node.workerId(), metaAt);
+      return new ComputeServer(node, server, metaChannel, membership);
+    } catch (StatusRuntimeException e) {
+      server.shutdownNow();
+      node.shutdown();
+      metaChannel.shutdownNow();
+      throw new IllegalStateException(registerFailure(e, metaAt), e);
+    }
+  }
+
+  private static String registerFailure(StatusRuntimeException e, Endpoint metaAt) {
+    Status s = e.getStatus();
+    return switch (s.getCode()) {
+      case UNAUTHENTICATED -> "meta at " + metaAt + " refused the registration: " + s.getDescription();
+      case DEADLINE_EXCEEDED, UNAVAILABLE -> "cannot reach meta at " + metaAt + " within " + REGISTER_TIMEOUT.toSeconds()
+          + "s; check compute.meta (--meta) and that meta is running";
+      default -> "meta at " + metaAt + " refused the registration: " + s;
+    };
+  }
+
+  public ComputeNode node() {
+    return node;
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  public void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  @Override
+  public void close() {
+    membership.close();
+    server.shutdownNow();
+    node.shutdown();
+    metaChannel.shutdownNow();
+    try {
+      server.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

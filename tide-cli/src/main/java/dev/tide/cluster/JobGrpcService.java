@@ -1,0 +1,72 @@
+package dev.tide.cluster;
+
+import dev.tide.common.config.Config;
+import dev.tide.meta.Meta;
+import dev.tide.meta.MetaOptions;
+import dev.tide.proto.admin.CreateJobRequest;
+import dev.tide.proto.admin.CreateJobResponse;
+import dev.tide.proto.admin.DropJobResponse;
+import dev.tide.proto.admin.JobRequest;
+import dev.tide.proto.admin.JobServiceGrpc;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.Plan;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.stream.plan.JobCompiler;
+import dev.tide.stream.queries.NexmarkQueries;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.util.function.Supplier;
+
+/** Creates and drops jobs of the built-in Nexmark queries: plans are compiled where meta runs. */
+public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
+  private final Supplier<Meta> meta;
+  private final Config config;
+
+  public JobGrpcService(Supplier<Meta> meta, Config config) {
+    this.meta = meta;
+    this.config = config;
+  }
+
+  /** Compiles {@code plan} with fresh job and table ids and starts it; returns its definition. */
+  public static JobDefinition submit(Meta meta, Config config, Plan plan) {
+    Meta.JobIds ids = meta.allocateJobIds();
+    JobDefinition def = JobCompiler.compile(plan, ids.jobId(), config.get(MetaOptions.VNODE_COUNT), ids.tableIdBase());
+    meta.createJob(def);
+    return def;
+  }
+
+  @Override
+  public void create(CreateJobRequest req, StreamObserver<CreateJobResponse> out) {
+    JobDefinition def;
+    try {
+      def = submit(meta.get(), config, NexmarkQueries.plan(req.getQuery(), req.getSourceOptionsMap()));
+    } catch (IllegalArgumentException e) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription("create job '" + req.getQuery() + "' refused: " + e.getMessage())
+          .asRuntimeException());
+      return;
+    } catch (IllegalStateException e) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    }
+    CreateJobResponse.Builder r = CreateJobResponse.newBuilder().setJob(def.getName()).setJobId(def.getJobId())
+        .setActors(meta.get().layout(def.getName()).allActors().size());
+    def.getTablesList().stream().filter(TableCatalog::getIsMv).map(TableCatalog::getName).forEach(r::addViews);
+    out.onNext(r.build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void drop(JobRequest req, StreamObserver<DropJobResponse> out) {
+    try {
+      meta.get().dropJob(req.getJob());
+    } catch (IllegalArgumentException e) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    } catch (IllegalStateException e) {
+      out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    }
+    out.onNext(DropJobResponse.newBuilder().setJob(req.getJob()).build());
+    out.onCompleted();
+  }
+}

@@ -1,0 +1,80 @@
+package dev.tide.cluster;
+
+import dev.tide.meta.Meta;
+import dev.tide.proto.store.Level;
+import dev.tide.proto.store.SstInfo;
+import dev.tide.proto.store.StoreVersion;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * Meta's Prometheus metrics: barrier latency, committed epoch, actors per worker, state-store
+ * sizes, source throughput. Gauges read meta when scraped; the barrier timer is fed by meta on
+ * every commit.
+ */
+public final class MetaMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Supplier<Meta> meta;
+  private final MultiGauge actorsPerWorker;
+  private final MultiGauge workerAlive;
+
+  public MetaMetrics(Supplier<Meta> meta) {
+    this.meta = meta;
+    Gauge.builder("tide.committed.epoch", () -> meta.get().stats().committedEpoch())
+        .description("Newest epoch whose barrier committed").register(registry);
+    Gauge.builder("tide.barriers.inflight", () -> meta.get().stats().inflightBarriers())
+        .description("Barriers injected and not yet committed").register(registry);
+    Gauge.builder("tide.recoveries", () -> meta.get().stats().recoveries())
+        .description("Recoveries since meta started").register(registry);
+    Gauge.builder("tide.jobs", () -> meta.get().stats().jobs()).register(registry);
+    Gauge.builder("tide.store.ssts", () -> meta.get().committedVersion().getL0().getSstsCount())
+        .tag("level", "0").description("SST files in the committed state-store version").register(registry);
+    Gauge.builder("tide.store.ssts", () -> levelFiles(meta.get().committedVersion()))
+        .tag("level", "1+").register(registry);
+    Gauge.builder("tide.store.bytes", () -> bytes(List.of(meta.get().committedVersion().getL0())))
+        .tag("level", "0").baseUnit("bytes").description("Bytes of SST files in the committed version").register(registry);
+    Gauge.builder("tide.store.bytes", () -> bytes(meta.get().committedVersion().getLevelsList()))
+        .tag("level", "1+").baseUnit("bytes").register(registry);
+    actorsPerWorker = MultiGauge.builder("tide.worker.actors").description("Actors running on a worker, as of its last heartbeat")
+        .register(registry);
+    workerAlive = MultiGauge.builder("tide.worker.alive").description("1 while meta counts the worker alive").register(registry);
+  }
+
+  /** Feeds the barrier latency timer from meta's commits; call again after meta restarts. */
+  public void attach(Meta m) {
+    Timer latency = Timer.builder("tide.barrier.latency").description("Inject-to-commit latency of checkpoint barriers")
+        .publishPercentiles(0.5, 0.99).publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
+        .maximumExpectedValue(Duration.ofMinutes(1)).register(registry);
+    m.onBarrierCommitted(ms -> latency.record(Duration.ofMillis(ms)));
+  }
+
+  /** The Prometheus text exposition of every metric, refreshed now. */
+  public String scrape() {
+    List<Meta.WorkerHealth> workers = meta.get().workerHealth();
+    actorsPerWorker.register(workers.stream().map(w -> MultiGauge.Row.of(Tags.of("worker", String.valueOf(w.worker().id())),
+        w.actors())).toList(), true);
+    workerAlive.register(workers.stream().map(w -> MultiGauge.Row.of(Tags.of("worker", String.valueOf(w.worker().id())),
+        w.alive() ? 1 : 0)).toList(), true);
+    return registry.scrape();
+  }
+
+  /** The registry, for more meters (optimizer groups register theirs here). */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  private static int levelFiles(StoreVersion v) {
+    return v.getLevelsList().stream().mapToInt(Level::getSstsCount).sum();
+  }
+
+  private static long bytes(List<Level> levels) {
+    return levels.stream().flatMap(l -> l.getSstsList().stream()).mapToLong(SstInfo::getFileSize).sum();
+  }
+}

@@ -1,0 +1,203 @@
+package dev.tide.cluster;
+
+import com.google.protobuf.util.JsonFormat;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.tide.cli.ctl.ViewGrpcService;
+import dev.tide.common.auth.ClusterToken;
+import dev.tide.common.config.Config;
+import dev.tide.common.time.Clock;
+import dev.tide.meta.Meta;
+import dev.tide.meta.MetaGrpcService;
+import dev.tide.meta.admin.AdminGrpcService;
+import dev.tide.meta.admin.AdminViews;
+import dev.tide.meta.store.JdbcMetaStore;
+import dev.tide.meta.store.MetaStore;
+import dev.tide.storage.object.ObjectStore;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.BindableService;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The meta process: meta over its store (SQLite or PostgreSQL), one gRPC port for compute nodes,
+ * optimizers and {@code tide ctl} (meta, admin, job and view services), and an HTTP port serving
+ * {@code /metrics} (Prometheus) and {@code /api/status} (JSON). Every endpoint requires the cluster
+ * token when one is set; without one, servers may bind loopback only.
+ */
+public final class MetaServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MetaServer.class);
+
+  private final MetaStore store;
+  private final Meta meta;
+  private final Server grpc;
+  private final HttpServer http;
+
+  private MetaServer(MetaStore store, Meta meta, Server grpc, HttpServer http) {
+    this.store = store;
+    this.meta = meta;
+    this.grpc = grpc;
+    this.http = http;
+  }
+
+  /**
+   * Starts meta as {@code config} says ({@link ProcessOptions} and {@code MetaOptions}).
+   *
+   * @throws IllegalArgumentException for bad options (naming the option)
+   * @throws IllegalStateException when the store cannot be opened or a port cannot be bound, naming which and why
+   */
+  public static MetaServer start(Config config, Optional<ClusterToken> token, Clock clock) {
+    Endpoint listen = Endpoint.parse(config.get(ProcessOptions.META_LISTEN), "127.0.0.1:5690");
+    InetSocketAddress bind = listen.socketAddress();
+    if (bind.isUnresolved()) {
+      throw new IllegalArgumentException("meta.listen host '" + listen.host() + "' does not resolve");
+    }
+    ClusterToken.requireForBind(token, bind.getAddress(), "meta");
+    MetaStore store = JdbcMetaStore.open(ProcessOptions.metaStoreUrl(config));
+    ObjectStore objects = null;
+    Meta meta = null;
+    Server grpc = null;
+    try {
+      objects = ProcessOptions.objectStore(config);
+      Function<String, ManagedChannel> connector = address -> {
+        NettyChannelBuilder b = NettyChannelBuilder.forTarget(address).usePlaintext();
+        token.ifPresent(t -> b.intercept(t.clientInterceptor()));
+        return b.build();
+      };
+      meta = new Meta(config, clock, connector, store);
+      Meta m = meta;
+      MetaMetrics metrics = new MetaMetrics(() -> m);
+      metrics.attach(meta);
+      CommittedViews views = new CommittedViews(() -> m, objects);
+      NettyServerBuilder sb = NettyServerBuilder.forAddress(bind);
+      for (BindableService s : List.of(new MetaGrpcService(meta), new AdminGrpcService(meta, null), new ViewGrpcService(() -> m, views),
+          new JobGrpcService(() -> m, config))) {
+        ServerServiceDefinition def = s.bindService();
+        sb.addService(token.map(t -> ServerInterceptors.intercept(def, t.interceptor())).orElse(def));
+      }
+      grpc = bindOrExplain(sb.build(), "meta", listen, "meta.listen (--listen)");
+      int httpPort = config.get(ProcessOptions.META_HTTP_PORT);
+      HttpServer http = httpPort < 0 ? null : startHttp(listen.withPort(httpPort), token, metrics, m);
+      meta.start();
+      MetaServer server = new MetaServer(store, meta, grpc, http);
+      LOG.info("meta serving gRPC on {}:{}{}, store {}, objects {}", listen.host(), grpc.getPort(),
+          http == null ? "" : ", HTTP on port " + http.getAddress().getPort(), store.describe(), objects);
+      return server;
+    } catch (RuntimeException e) {
+      if (grpc != null) {
+        grpc.shutdownNow();
+      }
+      if (meta != null) {
+        meta.close();
+      }
+      store.close();
+      throw e;
+    }
+  }
+
+  /** Starts {@code server}, turning a bind failure into one clear line. */
+  static Server bindOrExplain(Server server, String who, Endpoint listen, String option) {
+    try {
+      return server.start();
+    } catch (IOException e) {
+      server.shutdownNow();
+      Throwable cause = e;
+      while (cause.getCause() != null && !(cause instanceof BindException)) {
+        cause = cause.getCause();
+      }
+      throw new IllegalStateException(who + " cannot listen on " + listen + ": " + cause.getMessage()
+          + "; choose another address with " + option + " (port 0 picks a free one)", e);
+    }
+  }
+
+  private static HttpServer startHttp(Endpoint at, Optional<ClusterToken> token, MetaMetrics metrics, Meta meta) {
+    HttpServer http;
+    try {
+      http = HttpServer.create(at.socketAddress(), 16);
+    } catch (IOException e) {
+      throw new IllegalStateException("meta's HTTP endpoint cannot listen on " + at + ": " + e.getMessage()
+          + "; choose another port with meta.http-port (--http-port; 0 picks a free one, -1 turns it off)", e);
+    }
+    http.createContext("/metrics", ex -> serve(ex, token, "text/plain; version=0.0.4; charset=utf-8", metrics::scrape));
+    http.createContext("/api/status", ex -> serve(ex, token, "application/json",
+        () -> JsonFormat.printer().print(AdminViews.status(meta, meta.clock().nowMillis()))));
+    http.start();
+    return http;
+  }
+
+  private interface Body {
+    String get() throws IOException;
+  }
+
+  private static void serve(HttpExchange ex, Optional<ClusterToken> token, String type, Body body) throws IOException {
+    try (ex) {
+      int code;
+      String text;
+      if (token.isPresent() && !token.get().accepts(ex.getRequestHeaders().getFirst("Authorization"))) {
+        code = 401;
+        text = "{\"error\":\"missing or wrong cluster token: send 'Authorization: Bearer <token>'\"}";
+        type = "application/json";
+      } else if (!"GET".equals(ex.getRequestMethod())) {
+        code = 405;
+        text = "{\"error\":\"only GET is served here\"}";
+        type = "application/json";
+      } else {
+        code = 200;
+        text = body.get();
+      }
+      byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", type);
+      ex.sendResponseHeaders(code, bytes.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  public Meta meta() {
+    return meta;
+  }
+
+  public int grpcPort() {
+    return grpc.getPort();
+  }
+
+  /** The HTTP port, or -1 when HTTP is off. */
+  public int httpPort() {
+    return http == null ? -1 : http.getAddress().getPort();
+  }
+
+  /** Blocks until the gRPC server terminates. */
+  public void awaitTermination() throws InterruptedException {
+    grpc.awaitTermination();
+  }
+
+  @Override
+  public void close() {
+    if (http != null) {
+      http.stop(0);
+    }
+    grpc.shutdownNow();
+    meta.close();
+    try {
+      grpc.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    store.close();
+  }
+}

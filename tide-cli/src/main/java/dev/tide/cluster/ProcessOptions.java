@@ -1,0 +1,107 @@
+package dev.tide.cluster;
+
+import dev.tide.common.config.Config;
+import dev.tide.common.config.ConfigException;
+import dev.tide.common.config.ConfigOption;
+import dev.tide.meta.MetaOptions;
+import dev.tide.storage.object.LocalObjectStore;
+import dev.tide.storage.object.ObjectStore;
+import dev.tide.storage.object.S3Config;
+import dev.tide.storage.object.S3ObjectStore;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Options of the cluster processes ({@code tide meta}, {@code tide compute}), read from a
+ * properties file ({@code --config}) and overridden by flags. One file can configure every process
+ * of a cluster: each takes the keys it knows and the engine options of {@link MetaOptions}.
+ */
+public final class ProcessOptions {
+  public static final ConfigOption<String> DATA_DIR = ConfigOption.stringOption("data-dir", "tide-data",
+      "Directory of the meta store file (SQLite) and of the local object store, unless those are set.");
+  public static final ConfigOption<String> META_LISTEN = ConfigOption.stringOption("meta.listen", "127.0.0.1:5690",
+      "HOST:PORT where meta serves gRPC (compute nodes, optimizers, tide ctl). Port 0 picks a free one.");
+  public static final ConfigOption<Integer> META_HTTP_PORT = ConfigOption.intOption("meta.http-port", 5691,
+      "Port of meta's HTTP endpoint (/metrics, /api/status) on the meta.listen host; 0 picks a free one, -1 turns it off.")
+      .withRule(p -> p >= -1 && p <= 65535, "-1 (off), 0 (any free port) or a port up to 65535");
+  public static final ConfigOption<String> META_STORE = ConfigOption.stringOption("meta.store", "",
+      "JDBC URL of the meta store: jdbc:sqlite:FILE or jdbc:postgresql://HOST:PORT/DB?user=U&password=P. "
+          + "Empty: SQLite at <data-dir>/meta.db.");
+  public static final ConfigOption<String> OBJECT_STORE_DIR = ConfigOption.stringOption("object-store.dir", "",
+      "Directory of the local object store, shared by every process of the cluster. Empty: <data-dir>/objects. "
+          + "Ignored when s3.bucket is set.");
+  public static final ConfigOption<String> COMPUTE_META = ConfigOption.stringOption("compute.meta", "127.0.0.1:5690",
+      "HOST:PORT of meta, where a compute node registers.");
+  public static final ConfigOption<String> COMPUTE_LISTEN = ConfigOption.stringOption("compute.listen", "127.0.0.1:0",
+      "HOST:PORT where a compute node serves its stream and exchange services; port 0 picks a free one.");
+  public static final ConfigOption<Integer> COMPUTE_SLOTS = ConfigOption.intOption("compute.slots", 2,
+      "Actors of one fragment a compute node takes (its share of a job's parallelism).")
+      .withRule(n -> n >= 1 && n <= 1024, "between 1 and 1024");
+  public static final ConfigOption<String> TOKEN = ConfigOption.stringOption("cluster.token", "",
+      "Shared secret every call must present; prefer the TIDE_TOKEN environment variable to a file. "
+          + "Empty: no token, allowed only when every server binds loopback.");
+
+  public static final List<ConfigOption<?>> PROCESS = List.of(DATA_DIR, META_LISTEN, META_HTTP_PORT, META_STORE, OBJECT_STORE_DIR,
+      COMPUTE_META, COMPUTE_LISTEN, COMPUTE_SLOTS, TOKEN);
+
+  /** Every option a cluster config file may hold. */
+  public static List<ConfigOption<?>> all() {
+    List<ConfigOption<?>> all = new ArrayList<>(PROCESS);
+    all.addAll(MetaOptions.ALL);
+    all.addAll(S3Config.ALL);
+    return all;
+  }
+
+  private ProcessOptions() {}
+
+  /**
+   * The options of {@code file} (if any), then of {@code overrides} (flags win).
+   *
+   * @throws ConfigException naming the file, the key, the value and the rule
+   */
+  public static Config load(Path file, Map<String, String> overrides) {
+    Map<String, String> raw = new HashMap<>();
+    if (file != null) {
+      Properties p = new Properties();
+      try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        p.load(r);
+      } catch (IOException e) {
+        throw new IllegalArgumentException("cannot read config file " + file + ": " + e.getMessage());
+      }
+      p.stringPropertyNames().forEach(k -> raw.put(k, p.getProperty(k).strip()));
+    }
+    raw.putAll(overrides);
+    try {
+      return Config.parse(raw, all());
+    } catch (ConfigException e) {
+      throw file == null ? e : new IllegalArgumentException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  public static Path dataDir(Config c) {
+    return Path.of(c.get(DATA_DIR));
+  }
+
+  /** The JDBC URL of the meta store. */
+  public static String metaStoreUrl(Config c) {
+    String url = c.get(META_STORE);
+    return url.isBlank() ? "jdbc:sqlite:" + dataDir(c).resolve("meta.db").toAbsolutePath() : url;
+  }
+
+  /** The object store the config names: S3 when {@code s3.bucket} is set, else the local directory. */
+  public static ObjectStore objectStore(Config c) {
+    if (c.isSet(S3Config.BUCKET)) {
+      return S3ObjectStore.open(S3Config.from(c));
+    }
+    String dir = c.get(OBJECT_STORE_DIR);
+    return new LocalObjectStore(dir.isBlank() ? dataDir(c).resolve("objects") : Path.of(dir));
+  }
+}
