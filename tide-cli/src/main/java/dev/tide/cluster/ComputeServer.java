@@ -2,6 +2,7 @@ package dev.tide.cluster;
 
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.common.config.Config;
+import dev.tide.common.config.Durations;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.MetaOptions;
 import dev.tide.proto.stream.MetaServiceGrpc;
@@ -30,9 +31,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ComputeServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ComputeServer.class);
-  /** How long a starting compute node waits for meta before giving up. */
-  static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(15);
-
   private final ComputeNode node;
   private final Server server;
   private final ManagedChannel metaChannel;
@@ -78,23 +76,23 @@ public final class ComputeServer implements AutoCloseable {
     String advertised = new Endpoint(listen.host(), server.getPort()).toString();
     try {
       ComputeMembership membership = ComputeMembership.join(node, metaStub, advertised, slots,
-          config.get(MetaOptions.HEARTBEAT_INTERVAL), REGISTER_TIMEOUT);
+          config.get(MetaOptions.HEARTBEAT_INTERVAL), config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT));
       LOG.info("compute node serving on {} with {} slots, worker {} of meta at {}", advertised, slots, node.workerId(), metaAt);
       return new ComputeServer(node, server, metaChannel, membership);
     } catch (StatusRuntimeException e) {
       server.shutdownNow();
       node.shutdown();
       metaChannel.shutdownNow();
-      throw new IllegalStateException(registerFailure(e, metaAt), e);
+      throw new IllegalStateException(registerFailure(e, metaAt, config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT)), e);
     }
   }
 
-  private static String registerFailure(StatusRuntimeException e, Endpoint metaAt) {
+  private static String registerFailure(StatusRuntimeException e, Endpoint metaAt, Duration timeout) {
     Status s = e.getStatus();
     return switch (s.getCode()) {
       case UNAUTHENTICATED -> "meta at " + metaAt + " refused the registration: " + s.getDescription();
-      case DEADLINE_EXCEEDED, UNAVAILABLE -> "cannot reach meta at " + metaAt + " within " + REGISTER_TIMEOUT.toSeconds()
-          + "s; check compute.meta (--meta) and that meta is running";
+      case DEADLINE_EXCEEDED, UNAVAILABLE -> "cannot reach meta at " + metaAt + " within " + Durations.format(timeout)
+          + "; check compute.meta (--meta) and that meta is running";
       default -> "meta at " + metaAt + " refused the registration: " + s;
     };
   }

@@ -45,12 +45,15 @@ public final class ProcessOptions {
   public static final ConfigOption<Integer> COMPUTE_SLOTS = ConfigOption.intOption("compute.slots", 2,
       "Actors of one fragment a compute node takes (its share of a job's parallelism).")
       .withRule(n -> n >= 1 && n <= 1024, "between 1 and 1024");
+  public static final ConfigOption<java.time.Duration> COMPUTE_REGISTER_TIMEOUT = ConfigOption.durationOption("compute.register-timeout",
+      java.time.Duration.ofSeconds(30), "How long a starting compute node waits for meta to answer its registration.")
+      .withRule(d -> d.toMillis() >= 100 && d.toMillis() <= 3_600_000, "between 100ms and 1h");
   public static final ConfigOption<String> TOKEN = ConfigOption.stringOption("cluster.token", "",
       "Shared secret every call must present; prefer the TIDE_TOKEN environment variable to a file. "
           + "Empty: no token, allowed only when every server binds loopback.");
 
   public static final List<ConfigOption<?>> PROCESS = List.of(DATA_DIR, META_LISTEN, META_HTTP_PORT, META_STORE, OBJECT_STORE_DIR,
-      COMPUTE_META, COMPUTE_LISTEN, COMPUTE_SLOTS, TOKEN);
+      COMPUTE_META, COMPUTE_LISTEN, COMPUTE_SLOTS, COMPUTE_REGISTER_TIMEOUT, TOKEN);
 
   /** Every option a cluster config file may hold. */
   public static List<ConfigOption<?>> all() {

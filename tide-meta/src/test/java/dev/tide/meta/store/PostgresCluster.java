@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * <p>The binaries are looked up in {@code /usr/lib/postgresql/<major>/bin}, newest major first;
  * without them {@link #start()} fails, naming where it looked and how to install them.
  */
-final class PostgresCluster implements AutoCloseable {
+public final class PostgresCluster implements AutoCloseable {
   private static final Path INSTALL_ROOT = Path.of("/usr/lib/postgresql");
   private static final String OS_USER = "postgres";
   /** Guard against a hung server tool; not a speed expectation. */
@@ -48,7 +48,7 @@ final class PostgresCluster implements AutoCloseable {
     this.shutdownHook = new Thread(this::stopQuietly, "postgres-test-cluster-stop");
   }
 
-  static PostgresCluster start() throws IOException, InterruptedException {
+  public static PostgresCluster start() throws IOException, InterruptedException {
     Path bin = findBinaries();
     boolean asRoot = "root".equals(System.getProperty("user.name"));
     Path dir = Files.createTempDirectory("tide-pg-");
@@ -141,12 +141,12 @@ final class PostgresCluster implements AutoCloseable {
   }
 
   /** JDBC URL of {@code database} as the superuser. */
-  String url(String database) {
+  public String url(String database) {
     return "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres";
   }
 
   /** Creates a new empty database and returns its URL. */
-  synchronized String createDatabase() throws SQLException {
+  public synchronized String createDatabase() throws SQLException {
     String name = "tide_test_" + databases++;
     try (Connection c = DriverManager.getConnection(url("postgres")); Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);

@@ -1,0 +1,93 @@
+package dev.tide.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tide.meta.store.PostgresCluster;
+import dev.tide.proto.admin.CreateJobRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A real cluster of processes on loopback: {@code tide meta} and {@code tide compute} child JVMs.
+ * Processes are killed with SIGKILL mid-run; the jobs recover and their views equal the reference.
+ */
+class ClusterProcessTest {
+  /** Fast barriers and failure detection, so a test run stays short. */
+  private static final List<String> FAST = List.of("--set", "barrier.interval=200ms", "--set", "heartbeat.interval=200ms",
+      "--set", "heartbeat.timeout=3s", "--set", "scaling.settle-delay=1s");
+  private static final Duration RESULT_GUARD = Duration.ofMinutes(4);
+
+  private static CreateJobRequest job(String query, String rate) {
+    Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
+    options.put("rate", rate);
+    return CreateJobRequest.newBuilder().setQuery(query).putAllSourceOptions(options).build();
+  }
+
+  private static void awaitView(ClusterProcesses cluster, String query) {
+    List<List<String>> expected = ClusterProcesses.asText(NexmarkEndToEndTest.reference(query));
+    assertThat(expected).isNotEmpty();
+    try {
+      await().atMost(RESULT_GUARD).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+          .until(() -> cluster.scan(query).equals(expected));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      List<List<String>> got = cluster.scan(query);
+      throw new AssertionError("view " + query + " never equalled the reference: " + got.size() + " rows, expected "
+          + expected.size() + "\n" + cluster.logs(), e);
+    }
+  }
+
+  private static void awaitEpochsPast(ClusterProcesses cluster, long epochs) {
+    long start = cluster.status().getCommittedBarriers();
+    await().atMost(RESULT_GUARD).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+        .until(() -> cluster.status().getCommittedBarriers() >= start + epochs);
+  }
+
+  @Test
+  void computeKilledMidRunRecoversOntoTheOthers(@TempDir Path dir) {
+    try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
+      cluster.startMeta();
+      List<ClusterProcesses.Child> computes = List.of(cluster.startCompute(2), cluster.startCompute(2), cluster.startCompute(2));
+      cluster.jobs().create(job("q5", "4000"));
+      cluster.jobs().create(job("q3", "4000"));
+      awaitEpochsPast(cluster, 5);
+      computes.get(1).kill();
+      await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.status().getRecoveries() >= 1);
+      awaitView(cluster, "q5");
+      awaitView(cluster, "q3");
+      assertThat(cluster.status().getAliveWorkers()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void metaKilledAndRestartedOnItsSqliteFileResumesTheJob(@TempDir Path dir) {
+    metaRestart(dir);
+  }
+
+  @Test
+  void metaKilledAndRestartedOnPostgresResumesTheJob(@TempDir Path dir) throws Exception {
+    try (PostgresCluster pg = PostgresCluster.start()) {
+      metaRestart(dir, "--store", pg.createDatabase());
+    }
+  }
+
+  private static void metaRestart(Path dir, String... metaArgs) {
+    try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
+      ClusterProcesses.Child meta = cluster.startMeta(metaArgs);
+      cluster.startCompute(2);
+      cluster.jobs().create(job("q5", "3000"));
+      awaitEpochsPast(cluster, 5);
+      long before = cluster.status().getCommittedEpoch();
+      meta.kill();
+      cluster.startMeta(metaArgs);
+      await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.status().getCommittedEpoch() > before);
+      awaitView(cluster, "q5");
+      assertThat(cluster.status().getRecoveries()).isGreaterThanOrEqualTo(1);
+    }
+  }
+}
