@@ -1,0 +1,88 @@
+package dev.tide.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tide.cluster.ClusterTestPorts;
+import dev.tide.cluster.MetaServer;
+import dev.tide.cluster.ProcessOptions;
+import dev.tide.common.auth.ClusterToken;
+import dev.tide.common.time.Clock;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input when a process starts: one clear error line, exit 1, no stack trace. */
+class ProcessStartErrorsTest {
+  record Run(int exit, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int exit = TideCli.run(new PrintWriter(out), new PrintWriter(err), args);
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  private static void assertClearError(Run r, String... fragments) {
+    assertThat(r.exit()).as(r.err()).isEqualTo(TideCli.EXIT_FAILED);
+    assertThat(r.err()).contains(fragments).doesNotContain("\tat ", "Exception:");
+  }
+
+  @Test
+  void aPortInUse(@TempDir Path dir) throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      int port = taken.getLocalPort();
+      assertClearError(run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:" + port, "--http-port", "-1"),
+          "cannot listen on 127.0.0.1:" + port, "choose another address");
+    }
+  }
+
+  @Test
+  void anUnreachableMeta(@TempDir Path dir) {
+    int closed = ClusterTestPorts.free();
+    assertClearError(run("compute", "--data-dir", dir.toString(), "--meta", "127.0.0.1:" + closed, "--set",
+        "compute.register-timeout=1s"), "cannot reach meta at 127.0.0.1:" + closed, "--meta");
+  }
+
+  @Test
+  void aWrongToken(@TempDir Path dir) {
+    Map<String, String> raw = Map.of("data-dir", dir.resolve("meta").toString(), "meta.listen", "127.0.0.1:0", "meta.http-port", "-1");
+    try (MetaServer meta = MetaServer.start(ProcessOptions.load(null, raw), Optional.of(ClusterToken.of("the-right-token-42424242")),
+        Clock.SYSTEM)) {
+      assertClearError(run("compute", "--data-dir", dir.toString(), "--meta", "127.0.0.1:" + meta.grpcPort(), "--token",
+          "a-wrong-token-4242424242"), "wrong cluster token");
+    }
+  }
+
+  @Test
+  void aCorruptSqliteFile(@TempDir Path dir) throws Exception {
+    Files.write(dir.resolve("meta.db"), "this is not a database, just some text that is long enough".repeat(100).getBytes());
+    assertClearError(run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:0", "--http-port", "-1"), "meta.db");
+  }
+
+  @Test
+  void anUnsupportedSchemaVersion(@TempDir Path dir) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("meta.db")); Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, description TEXT NOT NULL)");
+      s.execute("INSERT INTO schema_version VALUES (999, 'from the future')");
+    }
+    assertClearError(run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:0", "--http-port", "-1"),
+        "schema version is 999", "newer than");
+  }
+
+  @Test
+  void anUnknownOptionInTheConfigFile(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("tide.properties");
+    Files.writeString(file, "barrier.intervall=1s\n");
+    assertClearError(run("meta", "--config", file.toString()), "barrier.intervall", "unknown option", file.toString());
+  }
+}
