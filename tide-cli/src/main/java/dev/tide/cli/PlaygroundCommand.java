@@ -8,6 +8,7 @@ import dev.tide.cli.playground.Playground;
 import dev.tide.cli.playground.PlaygroundScript;
 import dev.tide.cli.playground.PlaygroundSettings;
 import dev.tide.cli.playground.PlaygroundView;
+import dev.tide.cli.playground.ProcessPlayground;
 import dev.tide.cli.playground.Sample;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
@@ -70,6 +71,10 @@ final class PlaygroundCommand implements Callable<Integer> {
       description = "Empty or new directory for the object store, kept afterwards (default: a temporary directory, deleted).")
   Path dataDir;
 
+  @Option(names = "--processes",
+      description = "Runs meta and every compute node as separate processes on loopback, and SIGKILLs one mid-run.")
+  boolean processes;
+
   @Override
   public Integer call() throws Exception {
     validate();
@@ -77,6 +82,17 @@ final class PlaygroundCommand implements Callable<Integer> {
     boolean temporary = dataDir == null;
     Path dir = temporary ? Files.createTempDirectory("tide-playground-") : Files.createDirectories(dataDir);
     PlaygroundSettings settings = new PlaygroundSettings(duration, rate, nodes, slots, barrierInterval, dir);
+    if (processes) {
+      try {
+        new ProcessPlayground(settings, out).run(adminPort);
+      } finally {
+        if (temporary) {
+          new Cleanup(dir).run();
+        }
+      }
+      out.println(temporary ? "Done; the temporary data directory was deleted." : "Done; data and process logs kept in " + dir + ".");
+      return TideCli.EXIT_OK;
+    }
     List<PlaygroundView> views = PlaygroundView.standard();
     Playground playground = new Playground(settings, views, PlaygroundScript.standard(settings, views), out);
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval);

@@ -52,7 +52,7 @@ class ClusterProcessTest {
   void computeKilledMidRunRecoversOntoTheOthers(@TempDir Path dir) {
     try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
       cluster.startMeta();
-      List<ClusterProcesses.Child> computes = List.of(cluster.startCompute(2), cluster.startCompute(2), cluster.startCompute(2));
+      List<TideProcess> computes = List.of(cluster.startCompute(2), cluster.startCompute(2), cluster.startCompute(2));
       cluster.jobs().create(job("q5", "4000"));
       cluster.jobs().create(job("q3", "4000"));
       awaitEpochsPast(cluster, 5);
@@ -78,7 +78,7 @@ class ClusterProcessTest {
 
   private static void metaRestart(Path dir, String... metaArgs) {
     try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
-      ClusterProcesses.Child meta = cluster.startMeta(metaArgs);
+      TideProcess meta = cluster.startMeta(metaArgs);
       cluster.startCompute(2);
       cluster.jobs().create(job("q5", "3000"));
       awaitEpochsPast(cluster, 5);

@@ -13,14 +13,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -29,35 +26,12 @@ import java.util.regex.Pattern;
  * what is left on close.
  */
 final class ClusterProcesses implements AutoCloseable {
-  private static final Pattern META_READY = Pattern.compile("meta ready grpc=\\S+:(\\d+) http=(-?\\d+)");
-  private static final Pattern COMPUTE_READY = Pattern.compile("compute ready worker=(\\d+) port=(\\d+)");
   /** Guard for a child JVM to come up on a loaded 2-core machine; not a speed expectation. */
   private static final Duration START_GUARD = Duration.ofMinutes(2);
 
-  /** A running child: its process and log. */
-  record Child(String name, Process process, Path log) {
-    /** SIGKILL: the process gets no chance to clean up. */
-    void kill() {
-      process.destroyForcibly();
-      try {
-        process.waitFor(30, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    String output() {
-      try {
-        return Files.readString(log);
-      } catch (IOException e) {
-        return "(no log: " + e + ")";
-      }
-    }
-  }
-
   private final Path dir;
   private final List<String> common;
-  private final List<Child> children = new ArrayList<>();
+  private final List<TideProcess> children = new ArrayList<>();
   private final List<ManagedChannel> channels = new ArrayList<>();
   final int metaPort;
 
@@ -77,55 +51,28 @@ final class ClusterProcesses implements AutoCloseable {
   }
 
   /** Starts {@code tide meta} on {@link #metaPort} with {@code extra} arguments; returns once it serves. */
-  Child startMeta(String... extra) {
+  TideProcess startMeta(String... extra) {
     List<String> args = new ArrayList<>(List.of("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:" + metaPort,
         "--http-port", "0"));
     args.addAll(common);
     args.addAll(List.of(extra));
-    return start("meta", args, META_READY);
+    return start("meta", args, TideProcess.META_READY);
   }
 
   /** Starts {@code tide compute} registering with this cluster's meta; returns once registered. */
-  Child startCompute(int slots, String... extra) {
+  TideProcess startCompute(int slots, String... extra) {
     List<String> args = new ArrayList<>(List.of("compute", "--data-dir", dir.toString(), "--meta", "127.0.0.1:" + metaPort,
         "--slots", String.valueOf(slots)));
     args.addAll(common);
     args.addAll(List.of(extra));
-    return start("compute", args, COMPUTE_READY);
+    return start("compute", args, TideProcess.COMPUTE_READY);
   }
 
-  private Child start(String kind, List<String> args, Pattern ready) {
+  private TideProcess start(String kind, List<String> args, Pattern ready) {
     String name = kind + "-" + (children.size() + 1);
-    Path log = dir.resolve(name + ".log");
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
-        "dev.tide.cli.TideCli"));
-    command.addAll(args);
-    Process p;
-    try {
-      p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    Child c = new Child(name, p, log);
+    TideProcess c = TideProcess.start(name, args, dir.resolve(name + ".log"), ready, START_GUARD).process();
     children.add(c);
-    Instant until = Instant.now().plus(START_GUARD);
-    while (Instant.now().isBefore(until)) {
-      Matcher m = ready.matcher(c.output());
-      if (m.find()) {
-        return c;
-      }
-      if (!p.isAlive()) {
-        throw new IllegalStateException(name + " exited with " + p.exitValue() + " before it was ready:\n" + c.output());
-      }
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-    }
-    throw new IllegalStateException(name + " not ready within " + START_GUARD + ":\n" + c.output());
+    return c;
   }
 
   private ManagedChannel channel() {
@@ -176,7 +123,7 @@ final class ClusterProcesses implements AutoCloseable {
   /** The logs of every child, for a failure message. */
   String logs() {
     StringBuilder b = new StringBuilder();
-    for (Child c : children) {
+    for (TideProcess c : children) {
       String out = c.output();
       b.append("---- ").append(c.name()).append(" (last 4000 chars)\n").append(out, Math.max(0, out.length() - 4000), out.length());
     }
@@ -186,6 +133,6 @@ final class ClusterProcesses implements AutoCloseable {
   @Override
   public void close() {
     channels.forEach(ManagedChannel::shutdownNow);
-    children.forEach(Child::kill);
+    children.forEach(TideProcess::kill);
   }
 }
