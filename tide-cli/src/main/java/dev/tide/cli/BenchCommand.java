@@ -7,7 +7,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code tide bench}: benchmarks; each subcommand is one suite. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Runs benchmarks.",
-    subcommands = {NexmarkBenchCommand.class, RescaleBenchCommand.class})
+    subcommands = {NexmarkBenchCommand.class, RescaleBenchCommand.class, ClusterBenchCommand.class})
 final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

@@ -1,6 +1,10 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cluster.CommittedViews;
+import dev.tide.proto.admin.JobRequest;
+import dev.tide.proto.admin.ProgressResponse;
+import dev.tide.proto.admin.SourceProgress;
+import dev.tide.proto.plan.JobDefinition;
 import dev.tide.meta.Meta;
 import java.util.function.Supplier;
 import dev.tide.proto.admin.ScanRequest;
@@ -43,6 +47,22 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
         row.addValues(String.valueOf(v));
       }
       r.addRows(row);
+    }
+    out.onNext(r.build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void progress(JobRequest req, StreamObserver<ProgressResponse> out) {
+    JobDefinition job = meta.get().jobs().get(req.getJob());
+    if (job == null) {
+      out.onError(Status.NOT_FOUND.withDescription("unknown job '" + req.getJob() + "'; jobs: " + meta.get().jobs().keySet())
+          .asRuntimeException());
+      return;
+    }
+    ProgressResponse.Builder r = ProgressResponse.newBuilder();
+    for (CommittedViews.SourceProgress p : views.sourceProgress(job)) {
+      r.addSources(SourceProgress.newBuilder().setTable(p.table()).setEmitted(p.emitted()).setTotal(p.total()));
     }
     out.onNext(r.build());
     out.onCompleted();
