@@ -4,6 +4,7 @@ import dev.tide.proto.exchange.ExchangeRequest;
 import dev.tide.proto.exchange.ExchangeServiceGrpc;
 import dev.tide.proto.exchange.OpenLink;
 import dev.tide.proto.exchange.PermitGrant;
+import dev.tide.stream.actor.Outbox;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
