@@ -37,6 +37,10 @@ public final class Channel implements Outbox {
     return queue.size();
   }
 
+  public int capacity() {
+    return queue.size() + queue.remainingCapacity();
+  }
+
   /** Registers the thread that is woken when a message arrives. */
   public void bindConsumer(Thread t) {
     this.consumer = t;

@@ -25,6 +25,7 @@ import dev.tide.stream.exchange.ExchangeConfig;
 import dev.tide.stream.exchange.ExchangeException;
 import dev.tide.stream.exchange.ExchangeReceiver;
 import io.grpc.BindableService;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -163,6 +164,11 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   /** Messages of a remote link into this node queued and not yet in their channel, or -1 if there is no such link. */
   public int inboundPending(long upActorId, long downActorId) {
     return receiver == null ? -1 : receiver.pending(upActorId, downActorId);
+  }
+
+  /** Input channels registered on this node (in an embedded cluster sharing channels: on all its nodes). */
+  public int channelCount() {
+    return channels.size();
   }
 
   /** The input channel of {@code downActorId} for messages of {@code upActorId} (status, tests). */
@@ -375,18 +381,21 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   @Override
   public void failed(long actorId, Throwable error) {
     synchronized (lock) {
-      if (failed) {
+      if (failed || closed) {
         return;
       }
       failed = true;
     }
     LOG.warn("{}: actor {} failed: {}", name, actorId, error.toString(), error);
-    try {
-      metaCall().reportFailure(FailureReport.newBuilder().setWorkerId(workerId).setActorId(actorId)
-          .setError(String.valueOf(error)).build());
-    } catch (RuntimeException e) {
-      LOG.warn("{}: could not report failure to meta: {}", name, e.toString());
-    }
+    // In the root context: a failure seen in a gRPC callback (a broken link) runs in a cancelled call's context.
+    Context.ROOT.run(() -> {
+      try {
+        metaCall().reportFailure(FailureReport.newBuilder().setWorkerId(workerId).setActorId(actorId)
+            .setError(String.valueOf(error)).build());
+      } catch (RuntimeException e) {
+        LOG.warn("{}: could not report failure to meta: {}", name, e.toString());
+      }
+    });
   }
 
   @Override
@@ -441,10 +450,10 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     if (receiver != null) {
       receiver.close();
     }
-    stopAll();
     if (client != null) {
       client.close();
     }
+    stopAll();
     uploader.shutdownNow();
   }
 
