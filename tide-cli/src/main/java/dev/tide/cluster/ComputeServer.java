@@ -7,9 +7,9 @@ import dev.tide.common.time.Clock;
 import dev.tide.meta.MetaOptions;
 import dev.tide.proto.stream.MetaServiceGrpc;
 import dev.tide.storage.sst.BlockCache;
-import dev.tide.stream.actor.Channel;
+import dev.tide.stream.exchange.ExchangeClient;
+import dev.tide.stream.exchange.ExchangeConfig;
 import dev.tide.stream.node.ComputeNode;
-import dev.tide.stream.node.LocalExchange;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
@@ -62,10 +62,18 @@ public final class ComputeServer implements AutoCloseable {
     token.ifPresent(t -> cb.intercept(t.clientInterceptor()));
     ManagedChannel metaChannel = cb.build();
     MetaServiceGrpc.MetaServiceBlockingStub metaStub = MetaServiceGrpc.newBlockingStub(metaChannel);
+    ExchangeConfig exchange = ExchangeConfig.of(config);
+    ExchangeClient links = new ExchangeClient(address -> {
+      NettyChannelBuilder b = NettyChannelBuilder.forTarget(address).usePlaintext().maxInboundMessageSize(exchange.maxMessageBytes());
+      token.ifPresent(t -> b.intercept(t.clientInterceptor()));
+      return b.build();
+    });
     ComputeNode node = new ComputeNode("compute@" + listen.host(), metaStub, ProcessOptions.objectStore(config),
-        new BlockCache(256L << 20), new LocalExchange(Channel.DEFAULT_CAPACITY), clock);
-    NettyServerBuilder sb = NettyServerBuilder.forAddress(bind);
-    sb.addService(token.map(t -> ServerInterceptors.intercept(node, t.interceptor())).orElse(node.bindService()));
+        new BlockCache(256L << 20), links, exchange, clock);
+    NettyServerBuilder sb = NettyServerBuilder.forAddress(bind).maxInboundMessageSize(exchange.maxMessageBytes());
+    for (io.grpc.ServerServiceDefinition def : java.util.List.of(node.bindService(), node.exchangeService().bindService())) {
+      sb.addService(token.map(t -> ServerInterceptors.intercept(def, t.interceptor())).orElse(def));
+    }
     Server server;
     try {
       server = MetaServer.bindOrExplain(sb.build(), "compute", listen, "compute.listen (--listen)");

@@ -1,6 +1,7 @@
 package dev.tide.cluster;
 
 import dev.tide.common.config.Config;
+import dev.tide.common.config.ConfigOption;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.Meta;
 import dev.tide.meta.MetaGrpcService;
@@ -19,6 +20,8 @@ import dev.tide.storage.object.ObjectStore;
 import dev.tide.storage.sst.BlockCache;
 import dev.tide.stream.nexmark.NexmarkGenerator;
 import dev.tide.stream.nexmark.NexmarkTable;
+import dev.tide.stream.exchange.ExchangeClient;
+import dev.tide.stream.exchange.ExchangeConfig;
 import dev.tide.stream.node.ComputeNode;
 import dev.tide.stream.node.LocalExchange;
 import dev.tide.stream.plan.JobCompiler;
@@ -29,8 +32,11 @@ import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,14 +48,22 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Meta and compute nodes in one JVM, talking gRPC over the in-process transport and sharing a
  * local-directory object store: the embedded cluster of the playground and the end-to-end tests.
+ * With {@link #REMOTE_EXCHANGE} the nodes are linked as separate processes are: each serves its
+ * stream and exchange services on a loopback port and actors on different nodes exchange over gRPC.
  */
 public final class LocalCluster implements AutoCloseable {
+  public static final ConfigOption<Boolean> REMOTE_EXCHANGE = ConfigOption.boolOption("playground.remote-exchange", false,
+      "Embedded cluster only: each compute node keeps its own channels and serves its stream and exchange services on a"
+          + " 127.0.0.1 port, so actors on different nodes exchange chunks and barriers over gRPC as separate processes do."
+          + " Off: the nodes share in-memory channels (faster).");
+
   private static final AtomicInteger INSTANCES = new AtomicInteger();
 
   private final String prefix = "tide-" + INSTANCES.incrementAndGet() + "-";
   private final Config config;
   private final ObjectStore objects;
   private final LocalExchange exchange = new LocalExchange(Channel.DEFAULT_CAPACITY);
+  private final boolean remoteExchange;
   /** The meta store's JDBC URL; an in-memory store cannot survive {@link #restartMeta}. */
   private final String metaStoreUrl;
   private MetaStore metaStore;
@@ -92,6 +106,7 @@ public final class LocalCluster implements AutoCloseable {
 
   private LocalCluster(ObjectStore objects, String metaStoreUrl, Config config, int computeNodes, int slotsPerNode) {
     this.config = config;
+    this.remoteExchange = config.get(REMOTE_EXCHANGE);
     this.objects = objects;
     this.blockCacheBytes = 64L << 20;
     this.metaStoreUrl = metaStoreUrl;
@@ -106,7 +121,8 @@ public final class LocalCluster implements AutoCloseable {
   /** Opens the meta store, starts meta on it and serves it under this cluster's in-process meta name. */
   private void startMeta() {
     metaStore = JdbcMetaStore.open(metaStoreUrl);
-    Meta m = new Meta(config, Clock.SYSTEM, address -> InProcessChannelBuilder.forName(address).build(), metaStore);
+    Meta m = new Meta(config, Clock.SYSTEM, address -> remoteExchange ? NettyChannelBuilder.forTarget(address).usePlaintext().build()
+        : InProcessChannelBuilder.forName(address).build(), metaStore);
     try {
       metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(m)).build().start();
     } catch (IOException e) {
@@ -144,14 +160,24 @@ public final class LocalCluster implements AutoCloseable {
   public synchronized Node addNode(int slots) {
     String name = prefix + "compute-" + (nodes.size() + 1);
     MetaServiceGrpc.MetaServiceBlockingStub stub = MetaServiceGrpc.newBlockingStub(metaChannel);
-    ComputeNode compute = new ComputeNode(name, stub, objects, new BlockCache(blockCacheBytes), exchange, Clock.SYSTEM);
+    ComputeNode compute;
     Server server;
+    String address = name;
     try {
-      server = InProcessServerBuilder.forName(name).addService(compute).build().start();
+      if (remoteExchange) {
+        ExchangeConfig xc = ExchangeConfig.of(config);
+        compute = new ComputeNode(name, stub, objects, new BlockCache(blockCacheBytes), ExchangeClient.plaintext(xc), xc, Clock.SYSTEM);
+        server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(compute)
+            .addService(compute.exchangeService()).maxInboundMessageSize(xc.maxMessageBytes()).build().start();
+        address = "127.0.0.1:" + server.getPort();
+      } else {
+        compute = new ComputeNode(name, stub, objects, new BlockCache(blockCacheBytes), exchange, Clock.SYSTEM);
+        server = InProcessServerBuilder.forName(name).addService(compute).build().start();
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    ComputeMembership membership = ComputeMembership.join(compute, stub, name, slots, config.get(MetaOptions.HEARTBEAT_INTERVAL),
+    ComputeMembership membership = ComputeMembership.join(compute, stub, address, slots, config.get(MetaOptions.HEARTBEAT_INTERVAL),
         Duration.ofSeconds(30));
     Node n = new Node(compute, server, membership, slots);
     nodes.add(n);

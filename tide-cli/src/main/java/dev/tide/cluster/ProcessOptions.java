@@ -60,6 +60,7 @@ public final class ProcessOptions {
     List<ConfigOption<?>> all = new ArrayList<>(PROCESS);
     all.addAll(MetaOptions.ALL);
     all.addAll(S3Config.ALL);
+    all.addAll(dev.tide.stream.exchange.ExchangeConfig.ALL);
     return all;
   }
 

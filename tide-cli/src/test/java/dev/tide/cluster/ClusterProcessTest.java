@@ -80,6 +80,7 @@ class ClusterProcessTest {
     try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
       TideProcess meta = cluster.startMeta(metaArgs);
       cluster.startCompute(2);
+      cluster.startCompute(2);
       cluster.jobs().create(job("q5", "3000"));
       awaitEpochsPast(cluster, 5);
       long before = cluster.status().getCommittedEpoch();

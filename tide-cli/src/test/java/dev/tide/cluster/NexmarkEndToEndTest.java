@@ -29,8 +29,10 @@ class NexmarkEndToEndTest {
         String.valueOf(EVENT_TIME_RATE), "splits", "4");
   }
 
+  /** Barriers every 100 ms; {@code -Dtide.remote-exchange=true} links the nodes over loopback gRPC. */
   static Config fastBarriers() {
-    return Config.defaults().with(MetaOptions.BARRIER_INTERVAL, Duration.ofMillis(100));
+    return Config.defaults().with(MetaOptions.BARRIER_INTERVAL, Duration.ofMillis(100))
+        .with(LocalCluster.REMOTE_EXCHANGE, Boolean.getBoolean("tide.remote-exchange"));
   }
 
   static List<List<Object>> reference(String query) {

@@ -51,8 +51,7 @@ class OnlineScalingChaosTest {
   @MethodSource("cases")
   void viewSurvivesScalingChaos(String query, long seed, @TempDir Path dir) {
     Random random = new Random(seed);
-    Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, Duration.ofMillis(100))
-        .with(MetaOptions.SETTLE_DELAY, Duration.ofMillis(200));
+    Config config = NexmarkEndToEndTest.fastBarriers().with(MetaOptions.SETTLE_DELAY, Duration.ofMillis(200));
     Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
     options.put("rate", "5000");
     List<String> log = new ArrayList<>();

@@ -662,7 +662,7 @@ public final class Meta implements AutoCloseable {
     j.layout.allActors().forEach(a -> before.add(a.actorId()));
     Set<Long> after = new HashSet<>();
     target.allActors().forEach(a -> after.add(a.actorId()));
-    List<ActorInfo> infos = Layouts.actorInfos(j.def, target);
+    List<ActorInfo> infos = Layouts.actorInfos(j.def, target, workerAddresses());
     TreeMap<Integer, List<ActorInfo>> added = new TreeMap<>();
     Update.Builder update = Update.newBuilder().setJobId(j.def.getJobId());
     for (ActorInfo a : infos) {
@@ -880,9 +880,16 @@ public final class Meta implements AutoCloseable {
     return new Counters(jobIds.floor(), actorIds.floor(), workerIds.floor(), sstIds.floor());
   }
 
+  /** Every known worker's address, by id: where its stream and exchange services are served. */
+  private Map<Integer, String> workerAddresses() {
+    Map<Integer, String> out = new TreeMap<>();
+    workers.forEach((id, w) -> out.put(id, w.worker.address()));
+    return out;
+  }
+
   private void buildActors(JobEntry j) {
     TreeMap<Integer, List<ActorInfo>> byWorker = new TreeMap<>();
-    for (ActorInfo a : Layouts.actorInfos(j.def, j.layout)) {
+    for (ActorInfo a : Layouts.actorInfos(j.def, j.layout, workerAddresses())) {
       byWorker.computeIfAbsent(a.getWorkerId(), k -> new ArrayList<>()).add(a);
     }
     for (Map.Entry<Integer, List<ActorInfo>> e : byWorker.entrySet()) {

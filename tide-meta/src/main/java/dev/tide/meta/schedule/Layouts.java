@@ -156,8 +156,13 @@ public final class Layouts {
     return new JobLayout(out);
   }
 
-  /** Descriptors of every actor of the job: vnodes, splits, dispatchers and merges. */
-  public static List<ActorInfo> actorInfos(JobDefinition job, JobLayout layout) {
+  /**
+   * Descriptors of every actor of the job: vnodes, splits, dispatchers and merges. Dispatchers name
+   * each downstream actor's worker and that worker's address (its exchange endpoint).
+   *
+   * @param addresses address of each worker the layout uses, by worker id
+   */
+  public static List<ActorInfo> actorInfos(JobDefinition job, JobLayout layout, Map<Integer, String> addresses) {
     List<ActorInfo> out = new ArrayList<>();
     for (Fragment f : job.getFragmentsList()) {
       List<ActorPlacement> actors = layout.actors(f.getFragmentId());
@@ -167,7 +172,7 @@ public final class Layouts {
             .setJobId(job.getJobId()).setWorkerId(a.workerId()).setVnodes(a.vnodes().toString()).addAllSplits(a.splits());
         for (FragmentEdge e : job.getEdgesList()) {
           if (e.getUpstreamFragmentId() == f.getFragmentId()) {
-            b.addDispatchers(dispatcher(job, e, layout.actors(e.getDownstreamFragmentId()), i));
+            b.addDispatchers(dispatcher(job, e, layout.actors(e.getDownstreamFragmentId()), i, addresses));
           }
           if (e.getDownstreamFragmentId() == f.getFragmentId()) {
             List<ActorPlacement> ups = layout.actors(e.getUpstreamFragmentId());
@@ -186,15 +191,24 @@ public final class Layouts {
     return out;
   }
 
-  static DispatcherInfo dispatcher(JobDefinition job, FragmentEdge e, List<ActorPlacement> downs, int index) {
+  static DispatcherInfo dispatcher(JobDefinition job, FragmentEdge e, List<ActorPlacement> downs, int index,
+      Map<Integer, String> addresses) {
     DispatcherInfo.Builder d = DispatcherInfo.newBuilder().setDownstreamFragmentId(e.getDownstreamFragmentId())
         .setType(e.getType()).addAllDistKey(e.getDistKeyList());
+    java.util.function.Consumer<ActorPlacement> add = a -> {
+      String address = addresses.get(a.workerId());
+      if (address == null) {
+        throw new IllegalStateException("actor " + a.actorId() + " of fragment " + e.getDownstreamFragmentId() + " of job "
+            + job.getJobId() + " is placed on worker " + a.workerId() + ", which has no known address");
+      }
+      d.addDownstreamActorIds(a.actorId()).addDownstreamWorkerIds(a.workerId()).addDownstreamAddresses(address);
+    };
     switch (e.getType()) {
-      case NO_SHUFFLE -> d.addDownstreamActorIds(downs.get(index).actorId());
-      case SIMPLE -> d.addDownstreamActorIds(downs.get(0).actorId());
-      case BROADCAST -> downs.forEach(a -> d.addDownstreamActorIds(a.actorId()));
+      case NO_SHUFFLE -> add.accept(downs.get(index));
+      case SIMPLE -> add.accept(downs.get(0));
+      case BROADCAST -> downs.forEach(add);
       case HASH -> {
-        downs.forEach(a -> d.addDownstreamActorIds(a.actorId()));
+        downs.forEach(add);
         List<VnodeBitmap> bitmaps = downs.stream().map(ActorPlacement::vnodes).toList();
         for (int owner : VnodeBitmap.ownerArray(job.getVnodeCount(), bitmaps)) {
           if (owner < 0) {

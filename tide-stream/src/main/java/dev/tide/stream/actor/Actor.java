@@ -40,11 +40,22 @@ public final class Actor implements Runnable {
     void failed(long actorId, Throwable error);
   }
 
-  /** What an actor needs from its node to rewire itself. */
+  /**
+   * What an actor needs from its node to rewire itself. Links are keyed by (upstream actor,
+   * downstream actor); asking twice for one gives the same link.
+   */
   public interface Wiring {
-    Channel channel(long upActor, long downActor);
+    /** The channel this actor reads messages of {@code upActor} from. */
+    Channel input(long upActor, long downActor);
 
+    /** A dispatcher with its outputs (local channels or remote links, as the downstream actors' placement says). */
     Dispatcher dispatcher(long actorId, DispatcherInfo info);
+
+    /**
+     * This actor no longer uses the link (a reschedule removed it, after the barrier that did went
+     * through it): the node closes it. Called on the actor thread.
+     */
+    void release(long upActor, long downActor);
 
     /** Blocks until the node has a committed version with max committed epoch ≥ {@code epoch}. */
     void waitCommitted(long epoch) throws InterruptedException;
@@ -277,17 +288,22 @@ public final class Actor implements Runnable {
       nodes.get(i).operator().onBarrier(b, emitters[i]);
     }
     ActorInfo update = b.updateFor(actorId);
-    List<Channel> extra = update == null ? List.of() : newOutputs(update);
+    List<Dispatcher> next = new ArrayList<>();
+    if (update != null) {
+      for (DispatcherInfo d : update.getDispatchersList()) {
+        next.add(wiring.dispatcher(actorId, d));
+      }
+    }
     for (Dispatcher d : dispatchers) {
       d.barrier(b);
     }
-    for (Channel c : extra) {
-      c.send(b);
+    for (Outbox o : addedOutputs(next)) {
+      o.send(b);
     }
 
     boolean gained = false;
     if (update != null) {
-      gained = applyUpdate(update, b);
+      gained = applyUpdate(update, next, b);
     }
     listener.collected(actorId, b);
     if (b.stops(actorId)) {
@@ -300,35 +316,47 @@ public final class Actor implements Runnable {
     return false;
   }
 
-  /** Channels to downstream actors the update adds: they get this barrier before any new data. */
-  private List<Channel> newOutputs(ActorInfo update) {
-    Set<Long> current = new HashSet<>();
-    for (Dispatcher d : dispatchers) {
+  private static Set<Long> outputIds(List<Dispatcher> ds) {
+    Set<Long> ids = new HashSet<>();
+    for (Dispatcher d : ds) {
       for (long id : d.outputActorIds()) {
-        current.add(id);
+        ids.add(id);
       }
     }
-    List<Channel> out = new ArrayList<>();
+    return ids;
+  }
+
+  /** Outputs of the new dispatchers to downstream actors the update adds: they get this barrier before any new data. */
+  private List<Outbox> addedOutputs(List<Dispatcher> next) {
+    Set<Long> current = outputIds(dispatchers);
+    List<Outbox> out = new ArrayList<>();
     Set<Long> seen = new HashSet<>();
-    for (DispatcherInfo d : update.getDispatchersList()) {
-      for (long id : d.getDownstreamActorIdsList()) {
-        if (!current.contains(id) && seen.add(id)) {
-          out.add(wiring.channel(actorId, id));
+    for (Dispatcher d : next) {
+      long[] ids = d.outputActorIds();
+      for (int i = 0; i < ids.length; i++) {
+        if (!current.contains(ids[i]) && seen.add(ids[i])) {
+          out.add(d.output(i));
         }
       }
     }
     return out;
   }
 
-  /** Applies a reschedule after the barrier went out; returns true if vnodes or splits were gained. */
-  private boolean applyUpdate(ActorInfo update, Barrier b) {
+  /**
+   * Applies a reschedule after the barrier went out: switches to the new dispatchers and inputs and
+   * releases links no longer used. Returns true if vnodes or splits were gained.
+   */
+  private boolean applyUpdate(ActorInfo update, List<Dispatcher> next, Barrier b) {
+    Set<Long> droppedOutputs = outputIds(dispatchers);
+    droppedOutputs.removeAll(outputIds(next));
     dispatchers.clear();
-    for (DispatcherInfo d : update.getDispatchersList()) {
-      dispatchers.add(wiring.dispatcher(actorId, d));
+    dispatchers.addAll(next);
+    for (long down : droppedOutputs) {
+      wiring.release(actorId, down);
     }
     Map<Long, Input> byUpstream = new HashMap<>();
     inputs.forEach(in -> byUpstream.put(in.upstreamActorId, in));
-    List<Input> next = new ArrayList<>();
+    List<Input> nextInputs = new ArrayList<>();
     for (MergeInfo m : update.getMergesList()) {
       Integer leaf = mergeLeafByFragment.get(m.getUpstreamFragmentId());
       if (leaf == null) {
@@ -337,16 +365,23 @@ public final class Actor implements Runnable {
       for (long up : m.getUpstreamActorIdsList()) {
         Input in = byUpstream.get(up);
         if (in == null) {
-          in = new Input(wiring.channel(up, actorId), leaf, up);
+          in = new Input(wiring.input(up, actorId), leaf, up);
           in.skipBarrierEpoch = b.currEpoch();
           in.channel.bindConsumer(thread);
         }
-        next.add(in);
+        nextInputs.add(in);
       }
     }
     if (sourceLeaf < 0) {
+      Set<Long> kept = new HashSet<>();
+      nextInputs.forEach(in -> kept.add(in.upstreamActorId));
+      for (Input in : inputs) {
+        if (!kept.contains(in.upstreamActorId)) {
+          wiring.release(in.upstreamActorId, actorId);
+        }
+      }
       inputs.clear();
-      inputs.addAll(next);
+      inputs.addAll(nextInputs);
       blocked = new boolean[inputs.size()];
       roundRobin = 0;
     }

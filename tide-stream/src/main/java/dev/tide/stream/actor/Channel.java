@@ -8,7 +8,7 @@ import java.util.concurrent.locks.LockSupport;
  * channel blocks the sender: that is backpressure. The consumer parks when all its channels are
  * empty; senders unpark it.
  */
-public final class Channel {
+public final class Channel implements Outbox {
   /** Default capacity in messages; each chunk holds up to 1024 rows. */
   public static final int DEFAULT_CAPACITY = 16;
 
@@ -19,6 +19,7 @@ public final class Channel {
     this.queue = new ArrayBlockingQueue<>(capacity);
   }
 
+  @Override
   public void send(Object message) throws InterruptedException {
     queue.put(message);
     Thread t = consumer;
@@ -34,6 +35,10 @@ public final class Channel {
 
   public int size() {
     return queue.size();
+  }
+
+  public int capacity() {
+    return queue.size() + queue.remainingCapacity();
   }
 
   /** Registers the thread that is woken when a message arrives. */

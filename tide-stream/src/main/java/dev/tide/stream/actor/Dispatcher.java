@@ -7,18 +7,19 @@ import java.util.Arrays;
 
 /**
  * Sends an actor's output towards one downstream fragment. Chunks go out with a visibility mask
- * (columns are shared, not copied); barriers go to every output.
+ * (columns are shared, not copied); barriers go to every output. An output is a local channel or a
+ * remote link ({@link Outbox}); the dispatcher does not tell them apart.
  */
 public abstract class Dispatcher {
-  protected final Channel[] outputs;
+  protected final Outbox[] outputs;
   private final int downstreamFragment;
   private final long[] outputActorIds;
 
-  protected Dispatcher(Channel[] outputs) {
+  protected Dispatcher(Outbox[] outputs) {
     this(outputs, -1, new long[0]);
   }
 
-  protected Dispatcher(Channel[] outputs, int downstreamFragment, long[] outputActorIds) {
+  protected Dispatcher(Outbox[] outputs, int downstreamFragment, long[] outputActorIds) {
     this.outputs = outputs;
     this.downstreamFragment = downstreamFragment;
     this.outputActorIds = outputActorIds;
@@ -34,22 +35,27 @@ public abstract class Dispatcher {
     return outputActorIds.clone();
   }
 
+  /** The output to downstream actor {@code outputActorIds()[i]}. */
+  Outbox output(int i) {
+    return outputs[i];
+  }
+
   public abstract void dispatch(StreamChunk chunk) throws InterruptedException;
 
   public void barrier(Barrier b) throws InterruptedException {
-    for (Channel c : outputs) {
-      c.send(b);
+    for (Outbox o : outputs) {
+      o.send(b);
     }
   }
 
   /** To the single downstream actor (SIMPLE to a singleton, NO_SHUFFLE to the paired actor). */
   public static final class Single extends Dispatcher {
-    public Single(Channel out) {
-      super(new Channel[] {out});
+    public Single(Outbox out) {
+      super(new Outbox[] {out});
     }
 
-    public Single(Channel out, int downstreamFragment, long outputActorId) {
-      super(new Channel[] {out}, downstreamFragment, new long[] {outputActorId});
+    public Single(Outbox out, int downstreamFragment, long outputActorId) {
+      super(new Outbox[] {out}, downstreamFragment, new long[] {outputActorId});
     }
 
     @Override
@@ -60,14 +66,14 @@ public abstract class Dispatcher {
 
   /** To every downstream actor. */
   public static final class Broadcast extends Dispatcher {
-    public Broadcast(Channel[] outputs, int downstreamFragment, long[] outputActorIds) {
+    public Broadcast(Outbox[] outputs, int downstreamFragment, long[] outputActorIds) {
       super(outputs, downstreamFragment, outputActorIds);
     }
 
     @Override
     public void dispatch(StreamChunk chunk) throws InterruptedException {
-      for (Channel c : outputs) {
-        c.send(chunk);
+      for (Outbox o : outputs) {
+        o.send(chunk);
       }
     }
   }
@@ -83,11 +89,11 @@ public abstract class Dispatcher {
     private int[] vnodes = new int[0];
     private int[] target = new int[0];
 
-    public Hash(Channel[] outputs, int[] distKey, int[] vnodeOwner) {
+    public Hash(Outbox[] outputs, int[] distKey, int[] vnodeOwner) {
       this(outputs, distKey, vnodeOwner, -1, new long[0]);
     }
 
-    public Hash(Channel[] outputs, int[] distKey, int[] vnodeOwner, int downstreamFragment, long[] outputActorIds) {
+    public Hash(Outbox[] outputs, int[] distKey, int[] vnodeOwner, int downstreamFragment, long[] outputActorIds) {
       super(outputs, downstreamFragment, outputActorIds);
       this.distKey = distKey;
       this.vnodeOwner = vnodeOwner;

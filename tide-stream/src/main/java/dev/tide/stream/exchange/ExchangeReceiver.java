@@ -3,6 +3,7 @@ package dev.tide.stream.exchange;
 import dev.tide.proto.exchange.ExchangeRequest;
 import dev.tide.proto.exchange.ExchangeServiceGrpc;
 import dev.tide.proto.exchange.PermitGrant;
+import dev.tide.stream.actor.Outbox;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ServerCallStreamObserver;
@@ -110,7 +111,18 @@ public final class ExchangeReceiver extends ExchangeServiceGrpc.ExchangeServiceI
     closing.forEach(l -> l.fail(Status.UNAVAILABLE.withDescription("downstream actor " + l.id.down() + " stopped"), false));
   }
 
-  /** Ends every link (node shutdown or reset). */
+  /**
+   * Stops delivering on every open link without ending it (this node is reset for recovery): queued
+   * messages are dropped and no more permits are granted, so senders block rather than fail; each
+   * call ends when its sender ends it. Why not fail them: recovery resets every node before it
+   * rebuilds any, so the senders are about to be reset too, and a failure they reported now would
+   * arrive after the recovery and start another one.
+   */
+  public void detachAll() {
+    new ArrayList<>(links.values()).forEach(Link::detach);
+  }
+
+  /** Ends every link with an error to its sender (node shutdown). */
   @Override
   public void close() {
     new ArrayList<>(links.values()).forEach(l -> l.fail(Status.UNAVAILABLE.withDescription("receiving node closing"), false));
@@ -126,6 +138,9 @@ public final class ExchangeReceiver extends ExchangeServiceGrpc.ExchangeServiceI
     private volatile long granted; // permits granted in total; written by gRPC thread once, then the delivery thread
     // Written under this; ended is read without it to drop requests that race with the end.
     private volatile boolean ended;
+    private volatile boolean detached;
+    private volatile boolean halfClosed;
+    private boolean completed; // guarded by this
     private Thread delivery;
 
     Link(ServerCallStreamObserver<PermitGrant> responses) {
@@ -202,6 +217,11 @@ public final class ExchangeReceiver extends ExchangeServiceGrpc.ExchangeServiceI
 
     @Override
     public void onCompleted() {
+      halfClosed = true;
+      if (detached) {
+        complete();
+        return;
+      }
       if (id != null && !queue.offer(END)) {
         throw new IllegalStateException("exchange link " + id + ": no room for the end marker");
       }
@@ -222,7 +242,7 @@ public final class ExchangeReceiver extends ExchangeServiceGrpc.ExchangeServiceI
               if (!ended) {
                 ended = true;
                 links.remove(id, this);
-                responses.onCompleted();
+                complete();
               }
             }
             return;
@@ -253,6 +273,33 @@ public final class ExchangeReceiver extends ExchangeServiceGrpc.ExchangeServiceI
         String link = "link " + id.up() + " -> " + id.down();
         fail(responses.isCancelled() ? Status.CANCELLED.withDescription(link + " cancelled by the sender")
             : Status.INTERNAL.withDescription(link + ": delivery failed: " + e), true);
+      }
+    }
+
+    /** Stops delivery but leaves the call open until the sender ends it (see {@link #detachAll}). */
+    void detach() {
+      synchronized (this) {
+        if (ended) {
+          return;
+        }
+        detached = true;
+        stop();
+      }
+      if (halfClosed) {
+        complete(); // the sender's end came before the detach; its end marker was dropped with the queue
+      }
+    }
+
+    /** Completes the call once (the sender half-closed it). */
+    private synchronized void complete() {
+      if (completed) {
+        return;
+      }
+      completed = true;
+      try {
+        responses.onCompleted();
+      } catch (IllegalStateException | StatusRuntimeException e) {
+        // the call is already closed
       }
     }
 

@@ -4,6 +4,8 @@ import dev.tide.proto.exchange.ExchangeRequest;
 import dev.tide.proto.exchange.ExchangeServiceGrpc;
 import dev.tide.proto.exchange.OpenLink;
 import dev.tide.proto.exchange.PermitGrant;
+import dev.tide.stream.actor.Outbox;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -44,7 +46,14 @@ public final class RemoteOutput implements Outbox, AutoCloseable {
     this.downActorId = downActorId;
     this.peer = peer;
     Grants grants = new Grants();
-    this.requests = (ClientCallStreamObserver<ExchangeRequest>) stub.exchange(grants);
+    // Opened in the root context: the link outlives the RPC (build actors) whose thread may open it,
+    // and a call started in that RPC's context would be cancelled when the RPC completes.
+    Context previous = Context.ROOT.attach();
+    try {
+      this.requests = (ClientCallStreamObserver<ExchangeRequest>) stub.exchange(grants);
+    } finally {
+      Context.ROOT.detach(previous);
+    }
     requests.onNext(ExchangeRequest.newBuilder()
         .setOpen(OpenLink.newBuilder().setUpActorId(upActorId).setDownActorId(downActorId)).build());
   }
@@ -101,7 +110,11 @@ public final class RemoteOutput implements Outbox, AutoCloseable {
     }
     synchronized (callLock) {
       if (!cancelled) {
-        requests.onCompleted();
+        try {
+          requests.onCompleted();
+        } catch (IllegalStateException e) {
+          // the call already ended (its channel was shut down): nothing left to close
+        }
       }
     }
   }

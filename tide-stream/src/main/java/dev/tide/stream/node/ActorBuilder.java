@@ -14,6 +14,7 @@ import dev.tide.proto.stream.MergeInfo;
 import dev.tide.storage.StateStore;
 import dev.tide.stream.actor.Actor;
 import dev.tide.stream.actor.Channel;
+import dev.tide.stream.actor.Outbox;
 import dev.tide.stream.actor.Dispatcher;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.operator.ActorContext;
@@ -35,12 +36,12 @@ import java.util.Map;
 /** Turns a fragment and an actor's placement into a runnable {@link Actor}. */
 final class ActorBuilder {
   private final StateStore store;
-  private final LocalExchange exchange;
+  private final Links links;
   private final Clock clock;
 
-  ActorBuilder(StateStore store, LocalExchange exchange, Clock clock) {
+  ActorBuilder(StateStore store, Links links, Clock clock) {
     this.store = store;
-    this.exchange = exchange;
+    this.links = links;
     this.clock = clock;
   }
 
@@ -92,7 +93,7 @@ final class ActorBuilder {
         mergeLeaf.put(n.getMerge().getUpstreamFragmentId(), i);
         MergeInfo m = merge(info, n.getMerge().getUpstreamFragmentId());
         for (long up : m.getUpstreamActorIdsList()) {
-          inputs.add(new Actor.Input(exchange.channel(up, info.getActorId()), i, up));
+          inputs.add(new Actor.Input(links.input(up, info.getActorId()), i, up));
         }
       }
     }
@@ -114,11 +115,19 @@ final class ActorBuilder {
   }
 
   Dispatcher dispatcher(long actorId, DispatcherInfo d) {
-    Channel[] outs = new Channel[d.getDownstreamActorIdsCount()];
-    long[] ids = new long[outs.length];
-    for (int i = 0; i < outs.length; i++) {
+    int n = d.getDownstreamActorIdsCount();
+    boolean placed = d.getDownstreamWorkerIdsCount() > 0;
+    if (placed && (d.getDownstreamWorkerIdsCount() != n || d.getDownstreamAddressesCount() != n)) {
+      throw new IllegalArgumentException("actor " + actorId + ": dispatcher to fragment " + d.getDownstreamFragmentId() + " has "
+          + n + " downstream actors but " + d.getDownstreamWorkerIdsCount() + " worker ids and " + d.getDownstreamAddressesCount()
+          + " addresses; they must be parallel lists");
+    }
+    Outbox[] outs = new Outbox[n];
+    long[] ids = new long[n];
+    for (int i = 0; i < n; i++) {
       ids[i] = d.getDownstreamActorIds(i);
-      outs[i] = exchange.channel(actorId, ids[i]);
+      outs[i] = placed ? links.output(actorId, ids[i], d.getDownstreamWorkerIds(i), d.getDownstreamAddresses(i))
+          : links.output(actorId, ids[i]);
     }
     DispatchType type = d.getType();
     int frag = d.getDownstreamFragmentId();

@@ -20,6 +20,12 @@ import dev.tide.storage.sst.BlockCache;
 import dev.tide.stream.actor.Actor;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Channel;
+import dev.tide.stream.exchange.ExchangeClient;
+import dev.tide.stream.exchange.ExchangeConfig;
+import dev.tide.stream.exchange.ExchangeException;
+import dev.tide.stream.exchange.ExchangeReceiver;
+import io.grpc.BindableService;
+import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
@@ -40,6 +46,12 @@ import org.slf4j.LoggerFactory;
  * The compute role: hosts actors, collects barriers from them, uploads each completed epoch's
  * writes as SSTs and reports them to meta (DESIGN.md, barriers steps 3–4).
  *
+ * <p>Exchange: a node built with an {@link ExchangeClient} keeps its own input channels, links its
+ * actors to actors of other workers over gRPC ({@link Links}) and receives such links with the
+ * service {@link #exchangeService()}, which must be served on the same server as this stream
+ * service (meta gives a worker's registered address as its exchange address). A broken link fails
+ * the actor that uses it (sender or receiver side) through the failure report to meta.
+ *
  * <p>An epoch completes on this node when every actor meta listed for its barrier has passed it;
  * completions are uploaded and reported in epoch order by one uploader thread. A reset (recovery)
  * stops every actor, drops uncommitted state and bumps a generation so late work of the old run is
@@ -53,7 +65,10 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   private final String name;
   private final MetaServiceGrpc.MetaServiceBlockingStub meta;
   private final StateStore store;
-  private final LocalExchange exchange;
+  private final LocalExchange channels;
+  private final Links links;
+  private final ExchangeClient client;
+  private final ExchangeReceiver receiver;
   private final ActorBuilder builder;
   private final ExecutorService uploader;
   private volatile int workerId = -1;
@@ -85,18 +100,80 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   private long nextSstId;
   private long sstIdsLeft;
 
+  /**
+   * A node of the embedded cluster whose nodes share {@code channels} in one JVM: every link, to
+   * whatever worker, is a channel of it.
+   */
   public ComputeNode(String name, MetaServiceGrpc.MetaServiceBlockingStub meta, ObjectStore objects, BlockCache cache,
-      LocalExchange exchange, Clock clock) {
+      LocalExchange channels, Clock clock) {
+    this(name, meta, objects, cache, channels, null, null, clock);
+  }
+
+  /**
+   * A node with its own channels that reaches actors of other workers through {@code peers} and
+   * takes their links through {@link #exchangeService()}, with the flow control of {@code exchange}.
+   */
+  public ComputeNode(String name, MetaServiceGrpc.MetaServiceBlockingStub meta, ObjectStore objects, BlockCache cache,
+      ExchangeClient peers, ExchangeConfig exchange, Clock clock) {
+    this(name, meta, objects, cache, new LocalExchange(Channel.DEFAULT_CAPACITY), peers, exchange, clock);
+  }
+
+  private ComputeNode(String name, MetaServiceGrpc.MetaServiceBlockingStub meta, ObjectStore objects, BlockCache cache,
+      LocalExchange channels, ExchangeClient peers, ExchangeConfig exchange, Clock clock) {
     this.name = name;
     this.meta = meta;
     this.store = new StateStore(objects, cache, "state", this::allocateSstId);
-    this.exchange = exchange;
-    this.builder = new ActorBuilder(store, exchange, clock);
+    this.channels = channels;
+    this.client = peers;
+    this.links = new Links(channels, peers, () -> workerId);
+    this.receiver = peers == null ? null : new ExchangeReceiver(links::input, exchange, r -> {
+      Thread t = new Thread(r);
+      t.setDaemon(true);
+      return t;
+    }, this::linkFailed);
+    this.builder = new ActorBuilder(store, links, clock);
     this.uploader = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, name + "-uploader");
       t.setDaemon(true);
       return t;
     });
+  }
+
+  /**
+   * The exchange service to serve next to this node's stream service, on the same server.
+   *
+   * @throws IllegalStateException if this node shares channels in one JVM and takes no remote links
+   */
+  public BindableService exchangeService() {
+    if (receiver == null) {
+      throw new IllegalStateException(name + " shares its channels in one JVM and serves no exchange; build it with an ExchangeClient");
+    }
+    return receiver;
+  }
+
+  /** Remote outputs of this node's actors open now (status, tests). */
+  public List<Links.RemoteLink> remoteLinks() {
+    return links.remoteLinks();
+  }
+
+  /** Remote links into this node's actors open now (0 without remote exchange). */
+  public int inboundLinkCount() {
+    return receiver == null ? 0 : receiver.linkCount();
+  }
+
+  /** Messages of a remote link into this node queued and not yet in their channel, or -1 if there is no such link. */
+  public int inboundPending(long upActorId, long downActorId) {
+    return receiver == null ? -1 : receiver.pending(upActorId, downActorId);
+  }
+
+  /** Input channels registered on this node (in an embedded cluster sharing channels: on all its nodes). */
+  public int channelCount() {
+    return channels.size();
+  }
+
+  /** The input channel of {@code downActorId} for messages of {@code upActorId} (status, tests). */
+  public Channel inputChannel(long upActorId, long downActorId) {
+    return links.input(upActorId, downActorId);
   }
 
   public String name() {
@@ -203,8 +280,13 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   }
 
   @Override
-  public Channel channel(long upActor, long downActor) {
-    return exchange.channel(upActor, downActor);
+  public Channel input(long upActor, long downActor) {
+    return links.input(upActor, downActor);
+  }
+
+  @Override
+  public void release(long upActor, long downActor) {
+    links.release(upActor, downActor);
   }
 
   @Override
@@ -231,8 +313,23 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       completeReady();
     }
     if (stops) {
-      exchange.removeActors(Set.of(actorId));
+      // On the actor's thread, after it forwarded its last barrier: its outputs close gracefully.
+      links.actorsEnded(Set.of(actorId), Set.of());
+      if (receiver != null) {
+        receiver.closeLinksTo(Set.of(actorId));
+      }
     }
+  }
+
+  /** A remote link into one of this node's actors broke (its sender's node died or broke the protocol). */
+  private void linkFailed(long upActor, long downActor, Throwable cause) {
+    synchronized (lock) {
+      if (closed || !actors.containsKey(downActor)) {
+        return; // the actor already ended: nobody waits for the link
+      }
+    }
+    failed(downActor, new ExchangeException("exchange link actor " + upActor + " -> actor " + downActor + " into " + name
+        + " broke: " + Status.fromThrowable(cause), cause));
   }
 
   /** Hands completed epochs to the uploader, oldest first; under the lock so they stay in order. */
@@ -284,18 +381,21 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   @Override
   public void failed(long actorId, Throwable error) {
     synchronized (lock) {
-      if (failed) {
+      if (failed || closed) {
         return;
       }
       failed = true;
     }
     LOG.warn("{}: actor {} failed: {}", name, actorId, error.toString(), error);
-    try {
-      metaCall().reportFailure(FailureReport.newBuilder().setWorkerId(workerId).setActorId(actorId)
-          .setError(String.valueOf(error)).build());
-    } catch (RuntimeException e) {
-      LOG.warn("{}: could not report failure to meta: {}", name, e.toString());
-    }
+    // In the root context: a failure seen in a gRPC callback (a broken link) runs in a cancelled call's context.
+    Context.ROOT.run(() -> {
+      try {
+        metaCall().reportFailure(FailureReport.newBuilder().setWorkerId(workerId).setActorId(actorId)
+            .setError(String.valueOf(error)).build());
+      } catch (RuntimeException e) {
+        LOG.warn("{}: could not report failure to meta: {}", name, e.toString());
+      }
+    });
   }
 
   @Override
@@ -324,21 +424,35 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     for (Running r : stopping) {
       r.actor().stop();
     }
+    Set<Long> ids = new HashSet<>();
+    Set<Long> stuck = new HashSet<>();
     for (Running r : stopping) {
+      ids.add(r.actor().actorId());
       try {
         r.thread().join(TimeUnit.SECONDS.toMillis(10));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return;
+      }
+      if (r.thread().isAlive()) {
+        LOG.warn("{}: actor {} did not stop within 10 s", name, r.actor().actorId());
+        stuck.add(r.actor().actorId());
       }
     }
-    Set<Long> ids = new HashSet<>();
-    stopping.forEach(r -> ids.add(r.actor().actorId()));
-    exchange.removeActors(ids);
+    if (receiver != null) {
+      receiver.detachAll();
+    }
+    links.reset(ids, stuck);
   }
 
+  /** Stops everything; links to and from this node break, as if its process ended. */
   public void shutdown() {
     closed = true;
+    if (receiver != null) {
+      receiver.close();
+    }
+    if (client != null) {
+      client.close();
+    }
     stopAll();
     uploader.shutdownNow();
   }

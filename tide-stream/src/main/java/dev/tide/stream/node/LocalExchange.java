@@ -1,11 +1,13 @@
 package dev.tide.stream.node;
 
 import dev.tide.stream.actor.Channel;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The channels between actors of compute nodes in one JVM, by (upstream actor, downstream actor).
- * Both ends ask for the same pair and get the same channel, whichever builds first.
+ * Input channels of actors by (upstream actor, downstream actor). Both ends ask for the same pair
+ * and get the same channel, whichever comes first: two actors of one node, actors of nodes sharing
+ * this registry in one JVM, or a remote sender's link and the downstream actor.
  */
 public final class LocalExchange {
   private record Link(long up, long down) {}
@@ -21,8 +23,23 @@ public final class LocalExchange {
     return channels.computeIfAbsent(new Link(upActor, downActor), l -> new Channel(capacity));
   }
 
+  /** Forgets the channel of one pair (a reschedule removed the link). */
+  public void release(long upActor, long downActor) {
+    channels.remove(new Link(upActor, downActor));
+  }
+
   /** Forgets every channel touching one of these actors (they stopped). */
-  public void removeActors(java.util.Set<Long> actors) {
+  public void removeActors(Set<Long> actors) {
     channels.keySet().removeIf(l -> actors.contains(l.up()) || actors.contains(l.down()));
+  }
+
+  /** Forgets every channel (a node that owns this registry was reset). */
+  public void clear() {
+    channels.clear();
+  }
+
+  /** Channels registered now (leak checks, status). */
+  public int size() {
+    return channels.size();
   }
 }

@@ -15,6 +15,7 @@ import dev.tide.proto.exchange.PermitGrant;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Channel;
 import dev.tide.stream.actor.Dispatcher;
+import dev.tide.stream.actor.Outbox;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -198,9 +199,8 @@ class RemoteExchangeTest {
   }
 
   /**
-   * A hash dispatcher writing to two remote actors, through a test adapter (a local channel drained
-   * into a {@link RemoteOutput}) until Dispatcher takes {@link Outbox}es: masked chunks cross the
-   * wire with visibility applied, every row reaches the owner of its vnode, the barrier reaches both.
+   * A hash dispatcher writing to two remote actors: masked chunks cross the wire with visibility
+   * applied, every row reaches the owner of its vnode, the barrier reaches both.
    */
   @Test
   void hashDispatcherFeedsRemoteActors() throws Exception {
@@ -212,9 +212,9 @@ class RemoteExchangeTest {
     for (int v = 0; v < vnodes; v++) {
       owner[v] = v % 2;
     }
-    Bridge to10 = new Bridge(a.open(b, 1, 10));
-    Bridge to11 = new Bridge(a.open(b, 1, 11));
-    Dispatcher d = new Dispatcher.Hash(new Channel[] {to10.channel, to11.channel}, new int[] {0}, owner);
+    RemoteOutput to10 = a.open(b, 1, 10);
+    RemoteOutput to11 = a.open(b, 1, 11);
+    Dispatcher d = new Dispatcher.Hash(new Outbox[] {to10, to11}, new int[] {0}, owner);
     RandomChunks gen = new RandomChunks(7);
     List<Object[]> all = new ArrayList<>();
     int chunks = 20;
@@ -251,33 +251,6 @@ class RemoteExchangeTest {
   }
 
   // ------------------------------------------------------------------ helpers
-
-  /** Test stand-in for Dispatcher taking Outbox: a one-slot local channel drained into a remote output. */
-  private static final class Bridge implements AutoCloseable {
-    final Channel channel = new Channel(1);
-    final Thread pump;
-
-    Bridge(RemoteOutput out) {
-      pump = new Thread(() -> {
-        channel.bindConsumer(Thread.currentThread());
-        try {
-          while (true) {
-            out.send(take(channel));
-          }
-        } catch (InterruptedException e) {
-          out.close();
-        }
-      }, "bridge");
-      pump.setDaemon(true);
-      pump.start();
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      pump.interrupt();
-      pump.join();
-    }
-  }
 
   private static Object take(Channel c) throws InterruptedException {
     while (true) {
