@@ -454,14 +454,14 @@ public final class Meta implements AutoCloseable {
   }
 
   /**
-   * A worker's heartbeat. False when meta does not know the worker (it was declared lost and
-   * removed, or never registered with this catalog): the node must stop its actors and register
-   * again. Called from RPC threads; never waits for the driver.
+   * A worker's heartbeat. False when meta does not count the worker alive (it was declared lost,
+   * or never registered with this catalog): the node must stop its actors and register again, as a
+   * new worker. Called from RPC threads; never waits for the driver.
    */
   public boolean heartbeat(int workerId, int actors) {
     WorkerState w = workers.get(workerId);
-    if (w == null) {
-      return false;
+    if (w == null || !w.alive) {
+      return false; // unknown, or declared lost: its actors are being recovered elsewhere
     }
     w.lastHeartbeatMs = clock.nowMillis();
     w.actors = actors;
