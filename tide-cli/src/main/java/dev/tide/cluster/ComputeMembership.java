@@ -67,7 +67,9 @@ public final class ComputeMembership implements AutoCloseable {
 
   private void beat() {
     try {
-      boolean known = meta.withDeadlineAfter(Math.max(1000, interval.toMillis() * 5), TimeUnit.MILLISECONDS)
+      // waitForReady: a call made while the channel backs off after meta went away waits for (and
+      // triggers) the reconnect instead of failing at once.
+      boolean known = meta.withWaitForReady().withDeadlineAfter(Math.max(1000, interval.toMillis() * 5), TimeUnit.MILLISECONDS)
           .heartbeat(HeartbeatRequest.newBuilder().setWorkerId(node.workerId()).setActors(node.actorCount()).build())
           .getRegistered();
       if (metaUnreachable) {

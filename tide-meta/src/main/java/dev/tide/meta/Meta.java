@@ -244,6 +244,8 @@ public final class Meta implements AutoCloseable {
   }
 
   public void start() {
+    long now = clock.nowMillis();
+    workers.values().forEach(w -> w.lastHeartbeatMs = now); // stored workers get a full timeout to reconnect
     driver.start();
   }
 
