@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "tide", mixinStandardHelpOptions = true, versionProvider = TideCli.Version.class,
     description = "Tide: an elastic stream processor.",
-    subcommands = {PlaygroundCommand.class, CtlCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {PlaygroundCommand.class, CtlCommand.class, BenchCommand.class, OptimizerCommand.class, CommandLine.HelpCommand.class})
 public final class TideCli implements Callable<Integer> {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILED = 1;
