@@ -86,7 +86,7 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
 
   /** Starts the maintenance tick. */
   public OptimizingService start() {
-    driver.scheduleWithFixedDelay(this::tick, 0, TICK_MS, TimeUnit.MILLISECONDS);
+    driver.scheduleWithFixedDelay(this::maintain, 0, TICK_MS, TimeUnit.MILLISECONDS);
     return this;
   }
 
@@ -216,7 +216,12 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
 
   // ---------------------------------------------------------------- driver
 
-  private void tick() {
+  /**
+   * One maintenance round, reading the clock once: the trigger on a new committed version, expiry of
+   * silent instances and unacknowledged tasks, deletion of obsolete SSTs no reader can use any more.
+   * Runs every {@link #TICK_MS} on the driver once started.
+   */
+  public void maintain() {
     try {
       long now = clock.nowMillis();
       observe();
