@@ -47,6 +47,8 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OptimizingService.class);
   /** Interval of the maintenance tick. */
   public static final long TICK_MS = 200;
+  /** The default heartbeat interval of an optimizer instance. */
+  public static final long HEARTBEAT_INTERVAL_MS = 10_000;
 
   private final Clock clock;
   private final Function<String, GroupConfig> groups;
@@ -124,9 +126,9 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
     return id;
   }
 
-  /** How often an instance should heartbeat: a third of its group's heart-beat timeout. */
+  /** How often an instance should heartbeat: every 10 s, or a third of its group's heart-beat timeout if that is shorter. */
   public long heartbeatIntervalMs(String instanceId) {
-    return groups.apply(queue.groupOf(instanceId)).heartBeatTimeout().toMillis() / 3;
+    return Math.min(HEARTBEAT_INTERVAL_MS, groups.apply(queue.groupOf(instanceId)).heartBeatTimeout().toMillis() / 3);
   }
 
   public void heartbeat(String instanceId) {
