@@ -81,6 +81,33 @@ class CompactionEndToEndTest {
       List<List<Object>> expected = NexmarkEndToEndTest.reference("q5");
       assertThat(expected).isNotEmpty();
       assertThat(NexmarkEndToEndTest.sorted(cluster.scan("q5"))).containsExactlyElementsOf(expected);
+      System.out.printf("q5 compaction: max L0 %d, final L0 %d, L1 %d SSTs; %s; %d obsolete SSTs deleted%n", maxL0[0],
+          end.getL0().getSstsCount(), end.getLevels(0).getSstsCount(), stats, cluster.optimizing().deletedSsts());
+    }
+  }
+
+  @Test
+  void optimizersRegisterAgainAfterAMetaRestartAndCompactionResumes(@TempDir Path dir) {
+    Config config = NexmarkEndToEndTest.fastBarriers().with(WorkloadOptions.L0_FILES, L0_TRIGGER)
+        .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500));
+    try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
+      List<OptimizerInstance> optimizers = cluster.startOptimizers("default", 2, 1);
+      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", NexmarkEndToEndTest.options()));
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
+          .until(() -> cluster.optimizing().stats().compactionsCommitted() >= 1);
+
+      cluster.restartMeta(); // tasks in flight are lost with the old meta; their late results are refused
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+          .until(() -> cluster.optimizing().instances("default").size() == 2);
+      assertThat(optimizers).allMatch(o -> cluster.optimizing().instances("default").stream()
+          .anyMatch(i -> i.instanceId().equals(o.instanceId())));
+      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> cluster.sourcesDone(job));
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100))
+          .until(() -> cluster.optimizing().stats().compactionsCommitted() >= 1);
+
+      StoreVersion end = cluster.meta().committedVersion();
+      assertThat(VersionDeltas.allSsts(end)).allMatch(s -> cluster.objects().exists(s.getObjectPath()));
+      assertThat(NexmarkEndToEndTest.sorted(cluster.scan("q5"))).containsExactlyElementsOf(NexmarkEndToEndTest.reference("q5"));
     }
   }
 }
