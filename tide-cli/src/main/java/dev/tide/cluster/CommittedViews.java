@@ -34,6 +34,16 @@ public final class CommittedViews {
     });
   }
 
+  /**
+   * The oldest state-store version an open scan of these views still reads, or {@code Long.MAX_VALUE}
+   * when none is open (the reader installs the newest version before each read). Obsolete SSTs of
+   * later versions must not be deleted before such scans end.
+   */
+  public long oldestPinnedVersion() {
+    java.util.Map<Long, Integer> pinned = reader.pinnedVersions();
+    return pinned.isEmpty() ? Long.MAX_VALUE : pinned.keySet().iterator().next();
+  }
+
   /** The reader at meta's committed version, kept across calls so open SST readers are reused. */
   private synchronized StateStore reader() {
     reader.commit(meta.get().committedVersion());

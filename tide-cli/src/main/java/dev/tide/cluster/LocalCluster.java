@@ -6,6 +6,11 @@ import dev.tide.common.time.Clock;
 import dev.tide.meta.Meta;
 import dev.tide.meta.MetaGrpcService;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.optimize.OptimizerGrpcService;
+import dev.tide.meta.optimize.OptimizingService;
+import dev.tide.optimizer.group.GroupConfig;
+import dev.tide.optimizer.worker.OptimizerInstance;
+import dev.tide.optimizer.worker.OptimizerSettings;
 import dev.tide.meta.store.JdbcMetaStore;
 import dev.tide.meta.store.MetaStore;
 import dev.tide.proto.plan.Fragment;
@@ -70,9 +75,11 @@ public final class LocalCluster implements AutoCloseable {
   private volatile Meta meta;
   private Server metaServer;
   private final ManagedChannel metaChannel;
-  private final List<Node> nodes = new ArrayList<>();
+  private final List<Node> nodes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final long blockCacheBytes;
   private final CommittedViews views;
+  private volatile OptimizingService optimizing;
+  private final List<OptimizerInstance> optimizers = new ArrayList<>();
 
   /** A compute node with its in-process server and its membership (heartbeats). */
   public record Node(ComputeNode compute, Server server, ComputeMembership membership, int slots) {
@@ -123,8 +130,11 @@ public final class LocalCluster implements AutoCloseable {
     metaStore = JdbcMetaStore.open(metaStoreUrl);
     Meta m = new Meta(config, Clock.SYSTEM, address -> remoteExchange ? NettyChannelBuilder.forTarget(address).usePlaintext().build()
         : InProcessChannelBuilder.forName(address).build(), metaStore);
+    OptimizingService o = new OptimizingService(config, Clock.SYSTEM, m.compactionCommitter(), objects,
+        group -> GroupConfig.parse(java.util.Map.of(), "in-process"), this::minReaderVersion);
     try {
-      metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(m)).build().start();
+      metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(m))
+          .addService(new OptimizerGrpcService(o)).build().start();
     } catch (IOException e) {
       m.close();
       metaStore.close();
@@ -132,6 +142,7 @@ public final class LocalCluster implements AutoCloseable {
     }
     m.start();
     meta = m;
+    optimizing = o.start();
   }
 
   /**
@@ -144,6 +155,7 @@ public final class LocalCluster implements AutoCloseable {
     if (metaStoreUrl.contains(":memory:")) {
       throw new IllegalStateException("restart of meta refused: its store is in memory; create the cluster with a meta store file");
     }
+    optimizing.close();
     meta.close();
     metaServer.shutdownNow();
     try {
@@ -186,6 +198,43 @@ public final class LocalCluster implements AutoCloseable {
 
   public Meta meta() {
     return meta;
+  }
+
+  /** Meta's optimizing service (compaction workload). */
+  public OptimizingService optimizing() {
+    return optimizing;
+  }
+
+  public ObjectStore objects() {
+    return objects;
+  }
+
+  /**
+   * Starts {@code instances} in-process optimizers of {@code threads} threads in {@code group}; they
+   * compact the cluster's state tables and stop with the cluster.
+   */
+  public synchronized List<OptimizerInstance> startOptimizers(String group, int instances, int threads) {
+    List<OptimizerInstance> started = new ArrayList<>();
+    for (int i = 0; i < instances; i++) {
+      started.add(OptimizerInstance.start(metaChannel, objects,
+          OptimizerSettings.of(group, threads).withIdlePoll(java.time.Duration.ofMillis(100))));
+    }
+    optimizers.addAll(started);
+    return started;
+  }
+
+  /**
+   * The lowest state-store version a reader in this JVM may still use: every running node's installed
+   * version or the oldest one its open scans pin, and the oldest one the view reader's open scans pin.
+   */
+  private long minReaderVersion() {
+    long min = meta.committedVersion().getId();
+    for (Node n : nodes) {
+      if (!n.server().isShutdown()) {
+        min = Math.min(min, n.compute().store().minPinnedVersionId());
+      }
+    }
+    return Math.min(min, views.oldestPinnedVersion());
   }
 
   public synchronized List<Node> nodes() {
@@ -242,6 +291,8 @@ public final class LocalCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    optimizers.forEach(OptimizerInstance::close);
+    optimizing.close();
     meta.close();
     metaStore.close();
     nodes.forEach(Node::stop);

@@ -476,6 +476,57 @@ public final class Meta implements AutoCloseable {
     events.add(() -> requestRecovery(who + " failed: " + error));
   }
 
+  // ---------------------------------------------------------------- compaction commits (optimizing workload)
+
+  /**
+   * Commits a compaction result as one state-store version change on the driver thread: removes
+   * {@code removeSstIds} and adds {@code outputs} to L1, durably, then installs the new version on every
+   * live compute node before returning (a node that cannot be reached is marked dead, as for a
+   * checkpoint). Checkpoint commits interleave freely: the delta is built on the version current at
+   * commit time.
+   *
+   * @return the new version
+   * @throws IllegalArgumentException if the change does not apply to the current version; nothing changes
+   */
+  public StoreVersion commitCompaction(List<Long> removeSstIds, List<dev.tide.proto.store.SstInfo> outputs) {
+    return call(() -> {
+      StoreVersion next = VersionDeltas.apply(version, VersionDeltas.compaction(version, removeSstIds, 1, outputs));
+      store.commitVersion(next, List.of(), counterFloors());
+      version = next;
+      committedView = next;
+      for (WorkerState w : workers.values()) {
+        if (w.alive) {
+          try {
+            w.stub.commitVersion(CommitVersionRequest.newBuilder().setVersion(next).build());
+          } catch (StatusRuntimeException e) {
+            markDead(w, e);
+          }
+        }
+      }
+      return next;
+    });
+  }
+
+  /** This meta as the optimizing service sees it. */
+  public dev.tide.meta.optimize.CompactionCommitter compactionCommitter() {
+    return new dev.tide.meta.optimize.CompactionCommitter() {
+      @Override
+      public StoreVersion committedVersion() {
+        return Meta.this.committedVersion();
+      }
+
+      @Override
+      public StoreVersion commitCompaction(List<Long> removeSstIds, List<dev.tide.proto.store.SstInfo> outputs) {
+        return Meta.this.commitCompaction(removeSstIds, outputs);
+      }
+
+      @Override
+      public long allocateSstIds(int count) {
+        return Meta.this.allocateSstIds(count);
+      }
+    };
+  }
+
   // ---------------------------------------------------------------- driver
 
   private void drive() {

@@ -41,10 +41,24 @@ public final class Compactor {
   public static List<SstInfo> compact(ObjectStore objects, BlockCache cache,
       List<SstInfo> inputsNewestFirst, boolean dropTombstones, long targetFileBytes,
       LongSupplier ids, String objectPrefix) {
+    return compact(objects, cache, inputsNewestFirst, new byte[0], null, dropTombstones,
+        targetFileBytes, ids, objectPrefix);
+  }
+
+  /**
+   * Like {@link #compact(ObjectStore, BlockCache, List, boolean, long, LongSupplier, String)} for
+   * the keys of the inputs in {@code [fromInclusive, toExclusive)} only: several range tasks can
+   * share inputs and together rewrite them.
+   *
+   * @param toExclusive upper bound, or null for the end of the key space
+   */
+  public static List<SstInfo> compact(ObjectStore objects, BlockCache cache,
+      List<SstInfo> inputsNewestFirst, byte[] fromInclusive, byte[] toExclusive,
+      boolean dropTombstones, long targetFileBytes, LongSupplier ids, String objectPrefix) {
     List<EntryCursor> sources = new ArrayList<>(inputsNewestFirst.size());
-    byte[] all = new byte[0];
     for (SstInfo input : inputsNewestFirst) {
-      sources.add(SstReader.open(objects, input, cache).cursor(all, null, false, false));
+      sources.add(SstReader.open(objects, input, cache)
+          .cursor(fromInclusive, toExclusive, false, false));
     }
     MergingCursor merged = new MergingCursor(sources, false);
     SstUploader out = new SstUploader(objects, objectPrefix, ids, targetFileBytes,

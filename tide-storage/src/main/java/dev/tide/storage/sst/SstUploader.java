@@ -1,5 +1,6 @@
 package dev.tide.storage.sst;
 
+import dev.tide.common.store.StoreKeys;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.storage.merge.EntryCursor;
 import dev.tide.storage.object.ObjectStore;
@@ -10,6 +11,10 @@ import java.util.function.LongSupplier;
 /**
  * Writes a sorted entry stream into SSTs of about a target size and uploads each one to {@code
  * objectPrefix + "/" + id + ".sst"} as soon as it is complete.
+ *
+ * <p>Every SST holds the keys of one table (keys of the same 4-byte table id prefix, or keys too
+ * short to have one): a file is cut at each table boundary, so a per-table compaction can remove
+ * whole files and its outputs never overlap another table's files.
  *
  * <p>If an upload fails, SSTs uploaded before stay in the object store unreferenced (garbage for
  * the collector); the caller retries the whole stream.
@@ -25,6 +30,8 @@ public final class SstUploader {
   private final int bloomBitsPerKey;
   private final List<SstInfo> uploaded = new ArrayList<>();
   private SstWriter writer;
+  /** Table id of the keys in {@link #writer}; -1 for keys without one. */
+  private long writerTable;
 
   /**
    * @param targetFileBytes size at which an output file is cut, at least 1
@@ -50,14 +57,24 @@ public final class SstUploader {
 
   /** Adds the current entry of {@code c}; keys must increase across calls. */
   public void add(EntryCursor c) {
-    if (writer != null && writer.estimatedFileBytes() >= targetFileBytes) {
+    long table = tableOf(c.keyArray(), c.keyOffset(), c.keyLength());
+    if (writer != null && (writer.estimatedFileBytes() >= targetFileBytes || table != writerTable)) {
       flush();
     }
     if (writer == null) {
       writer = new SstWriter(blockTargetBytes, bloomBitsPerKey);
+      writerTable = table;
     }
     writer.add(c.keyArray(), c.keyOffset(), c.keyLength(), c.epoch(), c.tombstone(),
         c.valueArray(), c.valueOffset(), c.valueLength());
+  }
+
+  private static long tableOf(byte[] key, int offset, int length) {
+    if (length < StoreKeys.TABLE_ID_BYTES) {
+      return -1;
+    }
+    return ((key[offset] & 0xffL) << 24) | ((key[offset + 1] & 0xffL) << 16)
+        | ((key[offset + 2] & 0xffL) << 8) | (key[offset + 3] & 0xffL);
   }
 
   private void flush() {

@@ -1,0 +1,306 @@
+package dev.tide.meta.optimize;
+
+import dev.tide.common.config.Config;
+import dev.tide.common.time.Clock;
+import dev.tide.optimizer.dra.InstanceView;
+import dev.tide.optimizer.group.GroupConfig;
+import dev.tide.optimizer.group.TableLoad;
+import dev.tide.optimizer.group.TableStatus;
+import dev.tide.optimizer.keeper.GroupLoadSource;
+import dev.tide.optimizer.workload.CompactionPlan;
+import dev.tide.optimizer.workload.CompactionPlanner;
+import dev.tide.optimizer.workload.ObsoleteSsts;
+import dev.tide.optimizer.workload.OptimizingQueue;
+import dev.tide.optimizer.workload.TableSettings;
+import dev.tide.optimizer.workload.TaskView;
+import dev.tide.optimizer.workload.WorkloadOptions;
+import dev.tide.proto.store.SstInfo;
+import dev.tide.proto.store.StoreVersion;
+import dev.tide.storage.object.ObjectStore;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The optimizing service of meta: the shell around {@link OptimizingQueue} that does its effects.
+ * Optimizer RPCs ({@link OptimizerGrpcService}) call it on any thread; its own driver thread plans the
+ * tables a poll started planning, commits finished compactions through {@link CompactionCommitter},
+ * and every tick (reading the clock once) observes the committed version (trigger), expires silent
+ * instances and unacknowledged tasks, and deletes obsolete SSTs (see {@link ObsoleteSsts}) that no
+ * reader can use any more. It is the {@link GroupLoadSource} of the scale keeper.
+ *
+ * <p>Tasks live in memory only: after a meta restart, tables are observed again and re-planned, and
+ * results of the old run's tasks are refused (their optimizers delete the outputs).
+ *
+ * <p>Thread-safety: safe for concurrent use.
+ */
+public final class OptimizingService implements GroupLoadSource, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OptimizingService.class);
+  /** Interval of the maintenance tick. */
+  public static final long TICK_MS = 200;
+  /** The default heartbeat interval of an optimizer instance. */
+  public static final long HEARTBEAT_INTERVAL_MS = 10_000;
+
+  private final Clock clock;
+  private final Function<String, GroupConfig> groups;
+  private final CompactionCommitter meta;
+  private final ObjectStore objects;
+  private final LongSupplier minReaderVersion;
+  private final OptimizingQueue queue;
+  private final ObsoleteSsts obsolete;
+  private final ScheduledExecutorService driver;
+  private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  private final AtomicLong deletedSsts = new AtomicLong();
+  private long observedVersionId = -1; // driver thread
+
+  /**
+   * @param config meta's config: the {@link WorkloadOptions} are read from it
+   * @param groups the configuration of an optimizer group by name (defaults for one without)
+   * @param objects the object store holding the SSTs, for deleting obsolete ones
+   * @param minReaderVersion the lowest version id a reader may still use: the version every live
+   *     compute node installed, lowered by versions pinned by open scans where they are known
+   */
+  public OptimizingService(Config config, Clock clock, CompactionCommitter meta, ObjectStore objects,
+      Function<String, GroupConfig> groups, LongSupplier minReaderVersion) {
+    this.clock = clock;
+    this.groups = groups;
+    this.meta = meta;
+    this.objects = objects;
+    this.minReaderVersion = minReaderVersion;
+    WorkloadOptions options = WorkloadOptions.from(config);
+    this.queue = new OptimizingQueue(options, groups, Long.toString(clock.nowMillis(), 36));
+    this.obsolete = new ObsoleteSsts(options.deleteGraceMs());
+    this.driver = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "optimizing-driver");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Starts the maintenance tick. */
+  public OptimizingService start() {
+    driver.scheduleWithFixedDelay(this::maintain, 0, TICK_MS, TimeUnit.MILLISECONDS);
+    return this;
+  }
+
+  @Override
+  public void close() {
+    driver.shutdownNow();
+    try {
+      driver.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  public WorkloadOptions options() {
+    return queue.options();
+  }
+
+  // ---------------------------------------------------------------- optimizer calls (any thread)
+
+  /**
+   * Registers an optimizer instance.
+   *
+   * @throws SecurityException if meta requires a registration token and {@code token} differs
+   */
+  public String register(String group, int threads, Optional<String> resourceId, String token) {
+    String required = queue.options().registerToken();
+    if (!required.isEmpty() && !required.equals(token)) {
+      throw new SecurityException("optimizer registration in group '" + group
+          + "' refused: wrong registration token (optimizer.register-token)");
+    }
+    String id = queue.register(group, threads, resourceId, clock.nowMillis());
+    LOG.info("optimizer {} registered in group '{}' with {} threads{}", id, group, threads,
+        resourceId.map(r -> " (resource " + r + ")").orElse(""));
+    fire();
+    return id;
+  }
+
+  /** How often an instance should heartbeat: every 10 s, or a third of its group's heart-beat timeout if that is shorter. */
+  public long heartbeatIntervalMs(String instanceId) {
+    return Math.min(HEARTBEAT_INTERVAL_MS, groups.apply(queue.groupOf(instanceId)).heartBeatTimeout().toMillis() / 3);
+  }
+
+  public void heartbeat(String instanceId) {
+    queue.heartbeat(instanceId, clock.nowMillis());
+  }
+
+  /** Removes an instance (its goodbye, or the keeper after releasing its resource); its tasks go back to PLANNED. */
+  public void unregister(String instanceId) {
+    int reclaimed = queue.unregister(instanceId);
+    LOG.info("optimizer {} unregistered; {} tasks back to PLANNED", instanceId, reclaimed);
+    fire();
+  }
+
+  /** A thread's poll: a task, or none (and maybe the start of planning, done on the driver). */
+  public Optional<TaskView> poll(String instanceId, int thread) {
+    observe();
+    OptimizingQueue.PollResult r = queue.poll(instanceId, thread, clock.nowMillis());
+    for (long table : r.planningStarted()) {
+      driver.execute(() -> plan(table));
+    }
+    return r.task();
+  }
+
+  public void ack(String instanceId, long taskId, int attempt) {
+    queue.ack(instanceId, taskId, attempt, clock.nowMillis());
+  }
+
+  /** A thread's result; a finished table is committed on the driver. */
+  public void complete(String instanceId, long taskId, int attempt, List<SstInfo> outputs, String error) {
+    OptimizingQueue.Completion c = queue.complete(instanceId, taskId, attempt, outputs, error, clock.nowMillis());
+    delete(c.discarded());
+    c.commit().ifPresent(work -> driver.execute(() -> commit(work)));
+    fire();
+  }
+
+  public long allocateSstIds(String instanceId, int count) {
+    queue.groupOf(instanceId); // only registered instances
+    return meta.allocateSstIds(count);
+  }
+
+  // ---------------------------------------------------------------- tables
+
+  /** Sets a table's optimizing properties ({@code self-optimizing.group}, {@code self-optimizing.quota}); bad ones change nothing. */
+  public void configureTable(long tableId, Map<String, String> props) {
+    queue.configureTable(tableId, TableSettings.parse(props));
+  }
+
+  public Optional<TableStatus> tableStatus(long tableId) {
+    return queue.status(tableId);
+  }
+
+  public OptimizingQueue.Stats stats() {
+    return queue.stats();
+  }
+
+  /** Obsolete SSTs deleted from the object store so far. */
+  public long deletedSsts() {
+    return deletedSsts.get();
+  }
+
+  /** Obsolete SSTs waiting for readers to move past them. */
+  public int obsoleteSstsWaiting() {
+    return obsolete.size();
+  }
+
+  // ---------------------------------------------------------------- GroupLoadSource
+
+  @Override
+  public List<TableLoad> tables(String group) {
+    return queue.tables(group);
+  }
+
+  @Override
+  public List<InstanceView> instances(String group) {
+    return queue.instances(group);
+  }
+
+  @Override
+  public void drain(String group, String instanceId) {
+    queue.drain(group, instanceId);
+  }
+
+  @Override
+  public void addListener(Runnable listener) {
+    listeners.add(listener);
+  }
+
+  // ---------------------------------------------------------------- driver
+
+  /**
+   * One maintenance round, reading the clock once: the trigger on a new committed version, expiry of
+   * silent instances and unacknowledged tasks, deletion of obsolete SSTs no reader can use any more.
+   * Runs every {@link #TICK_MS} on the driver once started.
+   */
+  public void maintain() {
+    try {
+      long now = clock.nowMillis();
+      observe();
+      OptimizingQueue.Expiry e = queue.expire(now);
+      if (!e.expiredInstances().isEmpty() || e.reclaimedTasks() > 0) {
+        LOG.info("optimizers expired: {}; {} tasks back to PLANNED", e.expiredInstances(), e.reclaimedTasks());
+        fire();
+      }
+      delete(obsolete.takeDeletable(minReaderVersion.getAsLong(), now));
+    } catch (RuntimeException e) {
+      LOG.warn("optimizing maintenance failed; retried next tick", e);
+    }
+  }
+
+  /** Runs the trigger on the committed version if it changed since the last look. */
+  private void observe() {
+    StoreVersion v = meta.committedVersion();
+    synchronized (this) {
+      if (v.getId() == observedVersionId) {
+        return;
+      }
+      observedVersionId = v.getId();
+    }
+    if (!queue.observe(v, clock.nowMillis()).isEmpty()) {
+      fire();
+    }
+  }
+
+  private void plan(long tableId) {
+    CompactionPlan plan;
+    try {
+      plan = CompactionPlanner.plan(meta.committedVersion(), tableId, queue.options());
+    } catch (RuntimeException e) {
+      LOG.warn("planning of table {} failed: {}", tableId, e.getMessage());
+      queue.planFailed(tableId, clock.nowMillis());
+      fire();
+      return;
+    }
+    queue.planned(plan, clock.nowMillis());
+    LOG.debug("table {} planned: {} inputs, {} tasks", tableId, plan.inputs().size(), plan.tasks().size());
+    fire();
+  }
+
+  private void commit(OptimizingQueue.CommitWork work) {
+    List<Long> removeIds = work.inputs().stream().map(SstInfo::getId).toList();
+    try {
+      StoreVersion v = meta.commitCompaction(removeIds, work.outputs());
+      obsolete.dropped(work.inputs(), v.getId());
+      queue.committed(work.tableId(), clock.nowMillis());
+      LOG.info("compaction of table {} committed as version {}: {} SSTs -> {}", work.tableId(), v.getId(), removeIds.size(),
+          work.outputs().size());
+    } catch (RuntimeException e) {
+      LOG.warn("commit of the compaction of table {} failed: {}", work.tableId(), e.getMessage());
+      delete(queue.commitFailed(work.tableId(), clock.nowMillis()));
+    }
+    fire();
+  }
+
+  private void delete(List<SstInfo> ssts) {
+    for (SstInfo sst : ssts) {
+      try {
+        objects.delete(sst.getObjectPath());
+        deletedSsts.incrementAndGet();
+      } catch (RuntimeException e) {
+        LOG.warn("deletion of obsolete sst {} failed; retried later: {}", sst.getObjectPath(), e.toString());
+        obsolete.dropped(List.of(sst), 0);
+      }
+    }
+  }
+
+  private void fire() {
+    for (Runnable l : listeners) {
+      try {
+        l.run();
+      } catch (RuntimeException e) {
+        LOG.warn("optimizing listener failed", e);
+      }
+    }
+  }
+}
