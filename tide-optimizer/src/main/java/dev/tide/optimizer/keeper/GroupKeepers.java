@@ -266,6 +266,7 @@ public final class GroupKeepers implements AutoCloseable {
     }
     GroupConfig config;
     try {
+      provider.validate(def.properties());
       config = GroupConfig.parse(def.properties(), def.provider());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(op + " refused: " + e.getMessage(), e);

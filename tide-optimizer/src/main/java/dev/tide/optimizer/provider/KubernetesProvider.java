@@ -70,12 +70,36 @@ public final class KubernetesProvider implements ResourceProvider {
     return APP + "-" + resourceId;
   }
 
-  /** The Deployment a request creates. */
+  /** Refuses a {@value #CPU} or {@value #MEMORY} that is not a Kubernetes quantity. */
+  @Override
+  public void validate(Map<String, String> properties) {
+    for (String key : List.of(CPU, MEMORY)) {
+      String v = properties.get(key);
+      if (v != null) {
+        quantity(key, v);
+      }
+    }
+  }
+
+  private static Quantity quantity(String key, String value) {
+    try {
+      Quantity q = new Quantity(value);
+      if (Quantity.getAmountInBytes(q).signum() <= 0) {
+        throw new IllegalArgumentException("not positive");
+      }
+      return q;
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("invalid value '" + value + "' for option '" + key
+          + "': must be a positive Kubernetes quantity such as 2, 500m, 1Gi or 512Mi");
+    }
+  }
+
+  /** The Deployment a request creates. @throws IllegalArgumentException on a bad {@value #CPU} or {@value #MEMORY} */
   public Deployment deployment(LaunchSpec spec) {
     Map<String, String> labels = new TreeMap<>(Map.of(APP_LABEL, APP, GROUP_LABEL, spec.group(), RESOURCE_LABEL, spec.resourceId()));
     Map<String, Quantity> resources = Map.of(
-        "cpu", new Quantity(spec.properties().getOrDefault(CPU, String.valueOf(spec.threads()))),
-        "memory", new Quantity(spec.properties().getOrDefault(MEMORY, DEFAULT_MEMORY)));
+        "cpu", quantity(CPU, spec.properties().getOrDefault(CPU, String.valueOf(spec.threads()))),
+        "memory", quantity(MEMORY, spec.properties().getOrDefault(MEMORY, DEFAULT_MEMORY)));
     List<String> args = new ArrayList<>(List.of("optimizer", "--meta", settings.metaAddress(), "--threads",
         String.valueOf(spec.threads()), "--group", spec.group(), "--resource-id", spec.resourceId()));
     settings.token().ifPresent(t -> args.addAll(List.of("--token", t)));

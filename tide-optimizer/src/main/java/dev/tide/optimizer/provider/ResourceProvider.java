@@ -1,6 +1,7 @@
 package dev.tide.optimizer.provider;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Starts and stops optimizer instances for optimizer groups (spec 6). The scale keeper calls it from
@@ -20,6 +21,13 @@ public interface ResourceProvider extends AutoCloseable {
   default boolean supportsDynamicAllocation() {
     return true;
   }
+
+  /**
+   * Checks the provider settings among a group's properties when the group is created or updated.
+   *
+   * @throws IllegalArgumentException naming the property, the value and the rule
+   */
+  default void validate(Map<String, String> properties) {}
 
   /** Launches one optimizer instance. */
   void request(LaunchSpec spec);
