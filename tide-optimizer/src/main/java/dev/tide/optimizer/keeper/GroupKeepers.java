@@ -316,6 +316,8 @@ public final class GroupKeepers implements AutoCloseable {
     private final Set<String> released = new TreeSet<>();
     private ScheduledFuture<?> next;
     private long nextAtMs = ScaleDecision.NO_DEADLINE;
+    /** Identifies the live scheduled round: a round that fired while being replaced sees a newer one and does nothing. */
+    private long scheduleSeq;
     private String lastDecision = "";
     private boolean stopped;
 
@@ -365,7 +367,8 @@ public final class GroupKeepers implements AutoCloseable {
       cancel();
       nextAtMs = atMs;
       long delayMs = Math.max(0, atMs - clock.nowMillis());
-      next = scheduler.schedule(this::scheduledRound, delayMs, TimeUnit.MILLISECONDS);
+      long seq = ++scheduleSeq;
+      next = scheduler.schedule(() -> scheduledRound(seq), delayMs, TimeUnit.MILLISECONDS);
     }
 
     private void cancel() {
@@ -373,6 +376,7 @@ public final class GroupKeepers implements AutoCloseable {
         next.cancel(false);
         next = null;
       }
+      scheduleSeq++;
       nextAtMs = ScaleDecision.NO_DEADLINE;
     }
 
@@ -381,9 +385,9 @@ public final class GroupKeepers implements AutoCloseable {
       cancel();
     }
 
-    private void scheduledRound() {
+    private void scheduledRound(long seq) {
       synchronized (GroupKeepers.this) {
-        if (stopped || closed) {
+        if (stopped || closed || seq != scheduleSeq || next == null) {
           return;
         }
         next = null;
