@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Refusals ({@link IllegalArgumentException} for bad input, {@link IllegalStateException} for a
  * request that does not fit the current groups) name the property, the value and the rule, and change
- * nothing. Non-DRA groups are not sized: their instances are started by hand or by the floor-only keeper
- * of the deployment.
+ * nothing. A group without DRA whose provider can launch instances gets the slow floor-only keeper
+ * ({@link FloorKeeper}): checked every minute and topped up to {@code min-parallelism}, never scaled down;
+ * the DRA keeper takes over when DRA is enabled, and hands back when it is disabled.
  *
  * <p>Only the leader meta should {@link #start()} this. Thread-safety: every method and every round
  * runs under this object's lock; the load source's listener only submits a task.
@@ -107,7 +108,7 @@ public final class GroupKeepers implements AutoCloseable {
           LOG.warn("optimizer group {}: stored configuration is invalid, dynamic allocation treated as disabled: {}", def.name(), reason));
       GroupKeeper k = new GroupKeeper(def, loaded, restoredState(records.getOrDefault(def.name(), List.of()), loaded.config()));
       keepers.put(def.name(), k);
-      if (k.config().draEnabled()) {
+      if (k.keeping()) {
         k.wake(now);
       }
     }
@@ -150,7 +151,7 @@ public final class GroupKeepers implements AutoCloseable {
     GroupKeeper k = new GroupKeeper(def, new GroupConfig.Loaded(config, Optional.empty()), KeeperState.initial());
     keepers.put(def.name(), k);
     LOG.info("optimizer group {} created on provider {}: {}", def.name(), def.provider(), config);
-    if (config.draEnabled()) {
+    if (k.keeping()) {
       k.wake(clock.nowMillis());
     }
     return k.view(clock.nowMillis());
@@ -177,10 +178,11 @@ public final class GroupKeepers implements AutoCloseable {
     k.reconfigure(def, config);
     long now = clock.nowMillis();
     LOG.info("optimizer group {} updated: {}", name, config);
-    if (config.draEnabled()) {
-      k.wake(now);
-    } else if (wasEnabled) {
+    if (wasEnabled && !config.draEnabled()) {
       LOG.info("optimizer group {}: dynamic allocation disabled; boot-window accounting kept", name);
+    }
+    if (k.keeping()) {
+      k.wake(now);
     }
     return k.view(now);
   }
@@ -335,6 +337,17 @@ public final class GroupKeepers implements AutoCloseable {
       return loaded.config();
     }
 
+    /** Whether the floor-only keeper watches the group: DRA off, a floor set, and a provider that can launch. */
+    boolean floorDuty() {
+      ResourceProvider p = providers.get(definition.provider());
+      return !config().draEnabled() && !loaded.invalid() && config().minParallelism() > 0 && p != null && p.supportsDynamicAllocation();
+    }
+
+    /** Whether rounds are scheduled for the group at all. */
+    boolean keeping() {
+      return config().draEnabled() || floorDuty();
+    }
+
     String name() {
       return definition.name();
     }
@@ -355,8 +368,8 @@ public final class GroupKeepers implements AutoCloseable {
       loaded = new GroupConfig.Loaded(config, Optional.empty());
       if (wasEnabled && !config.draEnabled()) {
         state = state.retainBootWindow();
-        cancel();
       }
+      cancel();
     }
 
     /** Makes sure a round runs no later than {@code atMs}. */
@@ -394,6 +407,8 @@ public final class GroupKeepers implements AutoCloseable {
         nextAtMs = ScaleDecision.NO_DEADLINE;
         if (config().draEnabled()) {
           round();
+        } else if (floorDuty()) {
+          floorRound();
         }
       }
     }
@@ -407,6 +422,28 @@ public final class GroupKeepers implements AutoCloseable {
         LOG.error("optimizer group {}: scale round failed; retrying in {}", name(), config().sustainedBacklogTimeout(), e);
         wake(now + config().sustainedBacklogTimeout().toMillis());
       }
+    }
+
+    /** A check of the floor-only keeper (DRA off): tops the group up to min-parallelism, then looks again a minute later. */
+    private void floorRound() {
+      long now = clock.nowMillis();
+      try {
+        GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), outcomes);
+        outcomes.clear();
+        FloorKeeper.Decision d = FloorKeeper.decide(snap, state, config(), now);
+        ResourceProvider provider = providers.get(definition.provider());
+        d.scaleUp().ifPresent(up -> {
+          LOG.info("group {}: {}", name(), up.reason());
+          for (String id : up.resourceIds()) {
+            outcomes.put(id, request(provider, id, up.threadsPerInstance(), now));
+          }
+        });
+        state = d.state();
+        lastDecision = d.reason();
+      } catch (RuntimeException e) {
+        LOG.error("optimizer group {}: floor check failed; retrying in {}", name(), FloorKeeper.CHECK_INTERVAL, e);
+      }
+      wake(now + FloorKeeper.CHECK_INTERVAL.toMillis());
     }
 
     /** One round (spec 9): snapshot → decide → realize (removals, drain, requests; resource records) → schedule. */

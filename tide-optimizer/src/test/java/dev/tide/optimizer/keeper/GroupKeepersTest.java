@@ -246,6 +246,24 @@ class GroupKeepersTest {
   }
 
   @Test
+  void theFloorOnlyKeeperTopsUpAGroupWithoutDynamicAllocation() {
+    create(dra("dynamic-allocation.enabled", "false", "dynamic-allocation.min-parallelism", "4"));
+    assertThat(provider.requested).hasSize(2);
+    assertThat(keepers.show(G).orElseThrow().lastDecision()).contains("floor-only (dynamic allocation off)");
+    registerRequest(0, 0);
+    load.load(G, 50, 0); // demand does not scale a group without DRA
+    at(T0 + 3 * MIN - 1);
+    assertThat(provider.requested).hasSize(2);
+    at(T0 + 3 * MIN); // the second request never registered: its boot deadline passed, the floor check replaces it
+    assertThat(provider.requested).hasSize(3);
+    at(T0 + 6 * MIN - 1);
+    assertThat(provider.requested).hasSize(3);
+    at(T0 + 6 * MIN);
+    assertThat(provider.requested).hasSize(4); // still never registering: replaced at each boot deadline
+    assertThat(load.drained).isEmpty();
+  }
+
+  @Test
   void reEnablingKeepsTheBootingRequestSoItIsNotRequestedAgain() {
     create(dra("dynamic-allocation.min-parallelism", "2"));
     assertThat(provider.requested).hasSize(1);
