@@ -532,12 +532,23 @@ public final class GroupKeepers implements AutoCloseable {
       }
     }
 
+    /** The state without requests that failed since the last round (the next round drops them): what the gauges count. */
+    private KeeperState withoutFailedRequests() {
+      if (!outcomes.containsValue(RequestOutcome.FAILED)) {
+        return state;
+      }
+      List<PendingRequest> pending = state.pendingRequests().stream()
+          .filter(p -> outcomes.get(p.resourceId()) != RequestOutcome.FAILED).toList();
+      return new KeeperState(state.backlog(), state.ramp(), state.lastScaleUpMs(), state.lastScaleDownMs(), state.planningBound(),
+          state.lastBusyMs(), state.draining(), pending, state.requestSeq(), state.scaleUpRounds(), state.scaleDownStarts());
+    }
+
     GroupView view(long now) {
       List<ResourceRecord> resources = resources();
       GroupMetrics metrics;
       try {
         GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), Map.of());
-        metrics = GroupMetrics.of(snap, state, loaded.invalid(), now);
+        metrics = GroupMetrics.of(snap, withoutFailedRequests(), loaded.invalid(), now);
       } catch (RuntimeException e) {
         metrics = GroupMetrics.of(new GroupSnapshot(name(), 0, 0, 0, TableCounts.NONE, List.of(), Map.of()),
             state, loaded.invalid(), now);

@@ -138,6 +138,7 @@ class GroupKeepersTest {
     create(dra("dynamic-allocation.min-parallelism", "2"));
     assertThat(provider.requested).isEmpty();
     assertThat(store.resources).isEmpty();
+    assertThat(effective()).as("a failed request is not capacity").isZero();
     provider.failRequests = false;
     at(T0 + 30 * S - 1);
     assertThat(provider.requested).isEmpty();
