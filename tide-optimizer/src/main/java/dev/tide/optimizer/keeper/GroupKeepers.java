@@ -14,7 +14,15 @@ import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.provider.LaunchSpec;
 import dev.tide.optimizer.provider.ResourceProvider;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +38,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.ToDoubleFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +69,10 @@ import org.slf4j.LoggerFactory;
 public final class GroupKeepers implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupKeepers.class);
 
+  /** Accessors of {@link GroupMetrics}' components after {@code group}, in {@link GroupMetrics#NAMES} order. */
+  private static final List<Method> METRIC_ACCESSORS = Arrays.stream(GroupMetrics.class.getRecordComponents())
+      .skip(1).map(RecordComponent::getAccessor).toList();
+
   private final Clock clock;
   private final ScheduledExecutorService scheduler;
   private final GroupLoadSource load;
@@ -67,6 +80,7 @@ public final class GroupKeepers implements AutoCloseable {
   private final SortedMap<String, ResourceProvider> providers;
   private final SortedMap<String, GroupKeeper> keepers = new TreeMap<>();
   private final AtomicBoolean eventPending = new AtomicBoolean();
+  private MeterRegistry meters;
   private boolean started;
   private boolean closed;
 
@@ -108,6 +122,7 @@ public final class GroupKeepers implements AutoCloseable {
           LOG.warn("optimizer group {}: stored configuration is invalid, dynamic allocation treated as disabled: {}", def.name(), reason));
       GroupKeeper k = new GroupKeeper(def, loaded, restoredState(records.getOrDefault(def.name(), List.of()), loaded.config()));
       keepers.put(def.name(), k);
+      k.registerMeters();
       if (k.keeping()) {
         k.wake(now);
       }
@@ -136,6 +151,28 @@ public final class GroupKeepers implements AutoCloseable {
     return GroupConfig.loadStored(def.properties(), def.provider());
   }
 
+  /**
+   * Publishes every group's {@link GroupMetrics} (spec 20) in {@code registry}: gauges
+   * {@code tide.optimizer.group.<name>} and function counters for {@code scale-up-rounds} and
+   * {@code scale-down-starts}, tagged {@code group}; groups created later are added, deleted ones
+   * removed. Values are at most {@link #METRICS_MAX_AGE_MS} old.
+   */
+  public synchronized void bindMetrics(MeterRegistry registry) {
+    if (meters != null) {
+      throw new IllegalStateException("the optimizer-group metrics are already bound to a registry");
+    }
+    meters = Objects.requireNonNull(registry, "registry");
+    keepers.values().forEach(GroupKeeper::registerMeters);
+  }
+
+  /** How old the values a metric read returns may be: a scrape reads every metric of a group from one snapshot. */
+  public static final long METRICS_MAX_AGE_MS = 1000;
+
+  /** Meter name of a {@link GroupMetrics#NAMES} entry. */
+  public static String meterName(String metric) {
+    return "tide.optimizer.group." + metric;
+  }
+
   // ---------------------------------------------------------------- CRUD
 
   /** Creates a group; refused when the name is taken or the definition does not validate. */
@@ -150,6 +187,7 @@ public final class GroupKeepers implements AutoCloseable {
     store.putGroup(def);
     GroupKeeper k = new GroupKeeper(def, new GroupConfig.Loaded(config, Optional.empty()), KeeperState.initial());
     keepers.put(def.name(), k);
+    k.registerMeters();
     LOG.info("optimizer group {} created on provider {}: {}", def.name(), def.provider(), config);
     if (k.keeping()) {
       k.wake(clock.nowMillis());
@@ -207,6 +245,7 @@ public final class GroupKeepers implements AutoCloseable {
     store.deleteGroup(name);
     keepers.remove(name);
     k.stop();
+    k.removeMeters();
     ResourceProvider provider = providers.get(k.definition().provider());
     if (provider != null) {
       for (ResourceRecord r : records) {
@@ -322,6 +361,9 @@ public final class GroupKeepers implements AutoCloseable {
     private long scheduleSeq;
     private String lastDecision = "";
     private boolean stopped;
+    private final List<Meter> registered = new ArrayList<>();
+    private GroupMetrics cachedMetrics;
+    private long cachedAtMs = Long.MIN_VALUE;
 
     GroupKeeper(GroupDefinition definition, GroupConfig.Loaded loaded, KeeperState state) {
       this.definition = definition;
@@ -532,6 +574,44 @@ public final class GroupKeepers implements AutoCloseable {
       }
     }
 
+    void registerMeters() {
+      if (meters == null) {
+        return;
+      }
+      Tags tags = Tags.of("group", name());
+      for (int i = 0; i < GroupMetrics.NAMES.size(); i++) {
+        String metric = GroupMetrics.NAMES.get(i);
+        int index = i;
+        ToDoubleFunction<GroupKeeper> value = k -> k.metricValue(index);
+        registered.add(metric.equals("scale-up-rounds") || metric.equals("scale-down-starts")
+            ? FunctionCounter.builder(meterName(metric), this, value).tags(tags).register(meters)
+            : Gauge.builder(meterName(metric), this, value).tags(tags).register(meters));
+      }
+    }
+
+    void removeMeters() {
+      if (meters != null) {
+        registered.forEach(meters::remove);
+        registered.clear();
+      }
+    }
+
+    /** Metric {@code index} of {@link GroupMetrics#NAMES}, from a snapshot at most {@link #METRICS_MAX_AGE_MS} old. */
+    private double metricValue(int index) {
+      synchronized (GroupKeepers.this) {
+        long now = clock.nowMillis();
+        if (cachedMetrics == null || now - cachedAtMs > METRICS_MAX_AGE_MS) {
+          cachedMetrics = metrics(now);
+          cachedAtMs = now;
+        }
+        try {
+          return ((Number) METRIC_ACCESSORS.get(index).invoke(cachedMetrics)).doubleValue();
+        } catch (ReflectiveOperationException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+
     /** The state without requests that failed since the last round (the next round drops them): what the gauges count. */
     private KeeperState withoutFailedRequests() {
       if (!outcomes.containsValue(RequestOutcome.FAILED)) {
@@ -544,7 +624,11 @@ public final class GroupKeepers implements AutoCloseable {
     }
 
     GroupView view(long now) {
-      List<ResourceRecord> resources = resources();
+      return new GroupView(definition, config().draEnabled(), loaded.invalidReason(), metrics(now), lastDecision,
+          next == null ? OptionalLong.empty() : OptionalLong.of(nextAtMs), resources(), now);
+    }
+
+    private GroupMetrics metrics(long now) {
       GroupMetrics metrics;
       try {
         GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), Map.of());
@@ -553,8 +637,7 @@ public final class GroupKeepers implements AutoCloseable {
         metrics = GroupMetrics.of(new GroupSnapshot(name(), 0, 0, 0, TableCounts.NONE, List.of(), Map.of()),
             state, loaded.invalid(), now);
       }
-      return new GroupView(definition, config().draEnabled(), loaded.invalidReason(), metrics, lastDecision,
-          next == null ? OptionalLong.empty() : OptionalLong.of(nextAtMs), resources, now);
+      return metrics;
     }
   }
 }

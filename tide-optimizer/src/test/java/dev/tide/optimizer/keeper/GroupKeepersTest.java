@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tide.common.time.ManualClock;
+import dev.tide.optimizer.dra.GroupMetrics;
 import dev.tide.optimizer.dra.InstanceView;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.provider.ExternalProvider;
 import dev.tide.optimizer.provider.ResourceProvider;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -318,6 +320,26 @@ class GroupKeepersTest {
     assertThat(v.metrics().configInvalid()).isEqualTo(1);
     assertThat(v.configInvalid().orElseThrow()).contains("dynamic-allocation.max-parallelism");
     assertThat(restarted.show("gone").orElseThrow().configInvalid().orElseThrow()).contains("'yarn' is not available");
+  }
+
+  @Test
+  void metricsArePublishedPerGroupAndRemovedWithIt() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    store.putGroup(GroupDefinition.of("broken", provider.name(), Map.of("dynamic-allocation.enabled", "true")));
+    GroupKeepers restarted = newKeepers();
+    restarted.bindMetrics(registry);
+    restarted.create(GroupDefinition.of(G, provider.name(), dra("dynamic-allocation.min-parallelism", "4")));
+    scheduler.runDue();
+    assertThat(registry.get(GroupKeepers.meterName("effective-threads")).tag("group", G).gauge().value()).isEqualTo(4);
+    assertThat(registry.get(GroupKeepers.meterName("config-invalid")).tag("group", G).gauge().value()).isZero();
+    assertThat(registry.get(GroupKeepers.meterName("config-invalid")).tag("group", "broken").gauge().value()).isEqualTo(1);
+    assertThat(registry.get(GroupKeepers.meterName("scale-up-rounds")).tag("group", G).functionCounter().count()).isEqualTo(1);
+    assertThat(registry.find(GroupKeepers.meterName("threads")).tag("group", G).gauges()).hasSize(1);
+    assertThat(registry.getMeters().stream().filter(m -> G.equals(m.getId().getTag("group"))).count())
+        .isEqualTo(GroupMetrics.NAMES.size());
+
+    restarted.delete(G);
+    assertThat(registry.find(GroupKeepers.meterName("effective-threads")).tag("group", G).gauges()).isEmpty();
   }
 
   @Test
