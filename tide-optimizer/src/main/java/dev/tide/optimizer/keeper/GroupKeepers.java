@@ -286,8 +286,8 @@ public final class GroupKeepers implements AutoCloseable {
   }
 
   private void checkOpen(String op) {
-    if (closed) {
-      throw new IllegalStateException(op + " refused: the optimizer-group service is closed");
+    if (closed || !started) {
+      throw new IllegalStateException(op + " refused: the optimizer-group service is " + (closed ? "closed" : "not started"));
     }
   }
 
