@@ -2,6 +2,7 @@ package dev.tide.cli.ctl;
 
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.proto.admin.AdminServiceGrpc;
+import dev.tide.proto.group.GroupServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -57,6 +58,10 @@ final class AdminClient implements AutoCloseable {
 
   dev.tide.proto.admin.ViewServiceGrpc.ViewServiceBlockingStub views() {
     return dev.tide.proto.admin.ViewServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  GroupServiceGrpc.GroupServiceBlockingStub groups() {
+    return GroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**

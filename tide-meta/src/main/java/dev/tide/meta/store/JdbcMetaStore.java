@@ -16,6 +16,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -445,8 +446,97 @@ public final class JdbcMetaStore implements MetaStore {
   @Override
   public boolean deleteOptimizerGroup(String name) {
     return tx("delete of optimizer group '" + name + "'", c -> {
+      // Explicit, not only ON DELETE CASCADE: SQLite enforces foreign keys only when the connection enables them.
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM optimizer_resources WHERE group_name = ?")) {
+        p.setString(1, name);
+        p.executeUpdate();
+      }
       try (PreparedStatement p = c.prepareStatement("DELETE FROM optimizer_groups WHERE name = ?")) {
         p.setString(1, name);
+        return p.executeUpdate() > 0;
+      }
+    });
+  }
+
+  @Override
+  public void putOptimizerGroup(OptimizerGroupRecord group) {
+    String op = "put of optimizer group '" + group.name() + "'";
+    if (group.name().isBlank() || group.provider().isBlank()) {
+      throw new IllegalArgumentException(op + " refused: expected a non-blank name and provider");
+    }
+    tx(op, c -> {
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO optimizer_groups (name, provider, properties) VALUES (?, ?, ?)"
+          + " ON CONFLICT (name) DO UPDATE SET provider = excluded.provider, properties = excluded.properties")) {
+        p.setString(1, group.name());
+        p.setString(2, group.provider());
+        p.setString(3, group.properties());
+        p.executeUpdate();
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public List<OptimizerGroupRecord> optimizerGroups() {
+    return tx("load of optimizer groups", c -> {
+      List<OptimizerGroupRecord> out = new ArrayList<>();
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT name, provider, properties FROM optimizer_groups ORDER BY name")) {
+        while (rs.next()) {
+          out.add(new OptimizerGroupRecord(rs.getString(1), rs.getString(2), rs.getString(3)));
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public void putOptimizerResource(OptimizerResourceRecord resource) {
+    String op = "put of optimizer resource '" + resource.resourceId() + "' of group '" + resource.group() + "'";
+    if (resource.resourceId().isBlank() || resource.threads() < 1) {
+      throw new IllegalArgumentException(op + " refused: expected a non-blank resource id and threads >= 1, got " + resource.threads());
+    }
+    tx(op, c -> {
+      try (PreparedStatement p = c.prepareStatement("SELECT 1 FROM optimizer_groups WHERE name = ?")) {
+        p.setString(1, resource.group());
+        try (ResultSet rs = p.executeQuery()) {
+          if (!rs.next()) {
+            throw new IllegalArgumentException(op + " refused: the meta store holds no optimizer group '" + resource.group() + "'");
+          }
+        }
+      }
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO optimizer_resources (resource_id, group_name, threads, requested_at_ms)"
+          + " VALUES (?, ?, ?, ?) ON CONFLICT (resource_id) DO UPDATE SET group_name = excluded.group_name,"
+          + " threads = excluded.threads, requested_at_ms = excluded.requested_at_ms")) {
+        p.setString(1, resource.resourceId());
+        p.setString(2, resource.group());
+        p.setInt(3, resource.threads());
+        p.setLong(4, resource.requestedAtMs());
+        p.executeUpdate();
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public List<OptimizerResourceRecord> optimizerResources() {
+    return tx("load of optimizer resources", c -> {
+      List<OptimizerResourceRecord> out = new ArrayList<>();
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+          "SELECT resource_id, group_name, threads, requested_at_ms FROM optimizer_resources ORDER BY resource_id")) {
+        while (rs.next()) {
+          out.add(new OptimizerResourceRecord(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getLong(4)));
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public boolean deleteOptimizerResource(String resourceId) {
+    return tx("delete of optimizer resource '" + resourceId + "'", c -> {
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM optimizer_resources WHERE resource_id = ?")) {
+        p.setString(1, resourceId);
         return p.executeUpdate() > 0;
       }
     });

@@ -62,8 +62,29 @@ public interface MetaStore extends AutoCloseable {
   /** Stores an optimizer group's properties text under its name, replacing earlier properties. */
   void putOptimizerGroup(String name, String properties);
 
-  /** Removes an optimizer group; returns whether it was stored. */
+  /**
+   * Stores an optimizer group (name, resource provider, properties text), replacing the one with the same
+   * name.
+   */
+  void putOptimizerGroup(OptimizerGroupRecord group);
+
+  /** Every optimizer group with its provider, sorted by name. */
+  List<OptimizerGroupRecord> optimizerGroups();
+
+  /** Removes an optimizer group and its resource records; returns whether it was stored. */
   boolean deleteOptimizerGroup(String name);
+
+  /**
+   * Stores a resource the scale keeper requested, replacing the record with the same id. Refused
+   * (nothing changed) when its group is not stored.
+   */
+  void putOptimizerResource(OptimizerResourceRecord resource);
+
+  /** Every resource record, sorted by resource id. */
+  List<OptimizerResourceRecord> optimizerResources();
+
+  /** Removes a resource record; returns whether it was stored. */
+  boolean deleteOptimizerResource(String resourceId);
 
   /** Where the store is, for messages and logs (a file path or a JDBC URL without its parameters). */
   String describe();

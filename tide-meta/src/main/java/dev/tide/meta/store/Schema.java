@@ -20,6 +20,15 @@ import java.util.List;
  *   <li>{@code workers(worker_id, address, slots, draining)}.
  *   <li>{@code optimizer_groups(name, properties)}: properties text of each optimizer group.
  * </ul>
+ *
+ * <p>Version 2 (optimizer groups with dynamic allocation):
+ *
+ * <ul>
+ *   <li>{@code optimizer_groups.provider}: the group's resource provider ({@code in-process} for groups
+ *       stored before).
+ *   <li>{@code optimizer_resources(resource_id, group_name, threads, requested_at_ms)}: resources the scale
+ *       keeper requested and has not released; deleted with their group.
+ * </ul>
  */
 final class Schema {
   private Schema() {}
@@ -35,7 +44,13 @@ final class Schema {
               + " intent TEXT NOT NULL, layout TEXT NOT NULL, paused BOOLEAN NOT NULL)",
           "CREATE TABLE workers (worker_id INTEGER PRIMARY KEY, address TEXT NOT NULL, slots INTEGER NOT NULL,"
               + " draining BOOLEAN NOT NULL)",
-          "CREATE TABLE optimizer_groups (name TEXT PRIMARY KEY, properties TEXT NOT NULL)"))));
+          "CREATE TABLE optimizer_groups (name TEXT PRIMARY KEY, properties TEXT NOT NULL)")),
+      new Migration(2, "optimizer group providers and resources", List.of(
+          "ALTER TABLE optimizer_groups ADD COLUMN provider TEXT NOT NULL DEFAULT 'in-process'",
+          "CREATE TABLE optimizer_resources (resource_id TEXT PRIMARY KEY,"
+              + " group_name TEXT NOT NULL REFERENCES optimizer_groups (name) ON DELETE CASCADE,"
+              + " threads INTEGER NOT NULL, requested_at_ms BIGINT NOT NULL)",
+          "CREATE INDEX optimizer_resources_group ON optimizer_resources (group_name)"))));
 
   /** The schema version this code writes and the newest it can open. */
   static final int LATEST = MIGRATIONS.size();

@@ -14,7 +14,8 @@
  *       epoch and finds exactly the layout that epoch's state was written under;
  *   <li>the state-store version at each checkpoint or compaction commit, with id counters raised
  *       in the same transaction;
- *   <li>workers on registration, drain and deregistration; optimizer groups on change.
+ *   <li>workers on registration, drain and deregistration; optimizer groups (name, resource provider,
+ *       properties) on change, and the resources their scale keeper requested until it releases them.
  * </ul>
  *
  * <p>The schema is versioned ({@code schema_version}) and migrated on open by an ordered list of

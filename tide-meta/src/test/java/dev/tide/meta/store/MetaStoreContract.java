@@ -355,6 +355,43 @@ abstract class MetaStoreContract {
   }
 
   @Test
+  void optimizerGroupsWithProvidersAndResourcesRoundTrip() {
+    JdbcMetaStore store = open();
+    store.putOptimizerGroup(new OptimizerGroupRecord("default", "in-process", "a=1\n"));
+    store.putOptimizerGroup(new OptimizerGroupRecord("heavy", "kubernetes", "kubernetes.memory=2Gi\n"));
+    store.putOptimizerGroup(new OptimizerGroupRecord("default", "local", "a=2\n"));
+    store.putOptimizerResource(new OptimizerResourceRecord("heavy-1-0", "heavy", 4, 1_700_000_000_000L));
+    store.putOptimizerResource(new OptimizerResourceRecord("default-1-0", "default", 2, 1_700_000_000_001L));
+    store.putOptimizerResource(new OptimizerResourceRecord("default-1-1", "default", 2, 1_700_000_000_002L));
+    assertThat(store.deleteOptimizerResource("default-1-1")).isTrue();
+    assertThat(store.deleteOptimizerResource("default-1-1")).isFalse();
+    assertThatThrownBy(() -> store.putOptimizerResource(new OptimizerResourceRecord("x-1", "nope", 1, 0)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no optimizer group 'nope'");
+
+    JdbcMetaStore reopened = reopen(store);
+    assertThat(reopened.optimizerGroups()).containsExactly(
+        new OptimizerGroupRecord("default", "local", "a=2\n"), new OptimizerGroupRecord("heavy", "kubernetes", "kubernetes.memory=2Gi\n"));
+    assertThat(reopened.load().optimizerGroups()).containsEntry("default", "a=2\n");
+    assertThat(reopened.optimizerResources()).containsExactly(
+        new OptimizerResourceRecord("default-1-0", "default", 2, 1_700_000_000_001L),
+        new OptimizerResourceRecord("heavy-1-0", "heavy", 4, 1_700_000_000_000L));
+
+    assertThat(reopened.deleteOptimizerGroup("heavy")).isTrue();
+    assertThat(reopened.optimizerResources()).extracting(OptimizerResourceRecord::resourceId).containsExactly("default-1-0");
+  }
+
+  @Test
+  void groupsStoredBeforeProvidersExistedMigrateToTheInProcessProvider() {
+    JdbcMetaStore v1 = open(Schema.MIGRATIONS.subList(0, 1));
+    v1.putOptimizerGroup("old", "threads=2");
+    v1.close();
+    JdbcMetaStore store = open();
+    assertThat(store.optimizerGroups()).containsExactly(new OptimizerGroupRecord("old", "in-process", "threads=2"));
+    store.putOptimizerResource(new OptimizerResourceRecord("old-1-0", "old", 1, 5));
+    assertThat(store.optimizerResources()).hasSize(1);
+  }
+
+  @Test
   void everythingTogetherSurvivesReopen() {
     JdbcMetaStore store = open();
     JobRecord a = record(1, "q1", "adaptive;2=1", 3, 1, true);

@@ -1,0 +1,30 @@
+package dev.tide.optimizer.keeper;
+
+import dev.tide.optimizer.dra.GroupMetrics;
+import dev.tide.optimizer.group.GroupDefinition;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * A group as the admin API shows it.
+ *
+ * @param definition name, provider and properties as stored
+ * @param draEnabled whether the scale keeper evaluates the group (false when disabled or invalid)
+ * @param configInvalid why the stored configuration is invalid, if it is (DRA is then treated as disabled)
+ * @param metrics the group's metrics as of {@code atMs}
+ * @param lastDecision the summary of the keeper's last round, empty before the first
+ * @param nextEvaluationMs when the keeper evaluates next without an event, if scheduled
+ * @param resources resource records of the group, sorted by id
+ * @param atMs when the view was taken
+ */
+public record GroupView(GroupDefinition definition, boolean draEnabled, Optional<String> configInvalid, GroupMetrics metrics,
+    String lastDecision, OptionalLong nextEvaluationMs, List<ResourceRecord> resources, long atMs) {
+  public GroupView {
+    resources = List.copyOf(resources);
+  }
+
+  public String name() {
+    return definition.name();
+  }
+}

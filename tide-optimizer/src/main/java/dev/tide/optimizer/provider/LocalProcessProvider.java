@@ -1,0 +1,157 @@
+package dev.tide.optimizer.provider;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Optimizer instances as JVM processes on this machine: each request runs
+ * {@code java -cp <classpath> <main> optimizer --meta HOST:PORT --threads K --group G --resource-id R [--token T]}
+ * with the running JVM's {@code java}, its output appended to {@code <logDir>/<resourceId>.log}. A
+ * release sends SIGTERM ({@link Process#destroy()}), waits up to {@link Settings#stopTimeout()}, then
+ * kills ({@link Process#destroyForcibly()}).
+ *
+ * <p>Group property {@code local.jvm-options} (whitespace-separated, e.g. {@code -Xmx512m}) goes before
+ * the main class. Processes die with the provider: {@link #close()} stops them all.
+ *
+ * <p>Thread-safety: methods are synchronized.
+ */
+public final class LocalProcessProvider implements ResourceProvider {
+  public static final String NAME = "local";
+  /** The group property whose whitespace-separated words are passed to the optimizer JVM. */
+  public static final String JVM_OPTIONS = "local.jvm-options";
+  /** The entry point of the {@code tide} command line. */
+  public static final String TIDE_MAIN = "dev.tide.cli.TideCli";
+  private static final Logger LOG = LoggerFactory.getLogger(LocalProcessProvider.class);
+
+  /**
+   * @param metaAddress {@code HOST:PORT} of meta's optimizer API
+   * @param classpath the optimizer JVM's class path
+   * @param mainClass the class whose {@code main} takes the {@code optimizer …} arguments ({@link #TIDE_MAIN})
+   * @param logDir where each process's output goes
+   * @param token the registration token, if meta requires one
+   * @param stopTimeout how long a release waits after SIGTERM before it kills
+   */
+  public record Settings(String metaAddress, String classpath, String mainClass, Path logDir, Optional<String> token,
+      Duration stopTimeout) {
+    public Settings {
+      Objects.requireNonNull(metaAddress, "metaAddress");
+      Objects.requireNonNull(classpath, "classpath");
+      Objects.requireNonNull(mainClass, "mainClass");
+      Objects.requireNonNull(logDir, "logDir");
+      Objects.requireNonNull(token, "token");
+      Objects.requireNonNull(stopTimeout, "stopTimeout");
+    }
+
+    /** The tide optimizer with this JVM's class path, no token, 10 s to stop. */
+    public static Settings of(String metaAddress, Path logDir) {
+      return new Settings(metaAddress, System.getProperty("java.class.path"), TIDE_MAIN, logDir, Optional.empty(),
+          Duration.ofSeconds(10));
+    }
+  }
+
+  private record Running(LaunchSpec spec, Process process, Path log) {}
+
+  private final Settings settings;
+  private final String java;
+  private final SortedMap<String, Running> running = new TreeMap<>();
+
+  public LocalProcessProvider(Settings settings) {
+    this.settings = Objects.requireNonNull(settings, "settings");
+    this.java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  /** The command line of the process launched for {@code spec}. */
+  public List<String> command(LaunchSpec spec) {
+    List<String> cmd = new ArrayList<>(List.of(java));
+    String jvm = spec.properties().getOrDefault(JVM_OPTIONS, "").strip();
+    if (!jvm.isEmpty()) {
+      cmd.addAll(List.of(jvm.split("\\s+")));
+    }
+    cmd.addAll(List.of("-cp", settings.classpath(), settings.mainClass(), "optimizer", "--meta", settings.metaAddress(),
+        "--threads", String.valueOf(spec.threads()), "--group", spec.group(), "--resource-id", spec.resourceId()));
+    settings.token().ifPresent(t -> cmd.addAll(List.of("--token", t)));
+    return cmd;
+  }
+
+  @Override
+  public synchronized void request(LaunchSpec spec) {
+    Running r = running.get(spec.resourceId());
+    if (r != null && r.process().isAlive()) {
+      return;
+    }
+    Path log = settings.logDir().resolve(spec.resourceId() + ".log");
+    try {
+      Files.createDirectories(settings.logDir());
+      Process p = new ProcessBuilder(command(spec)).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      running.put(spec.resourceId(), new Running(spec, p, log));
+      LOG.info("optimizer {} of group {} started as process {} ({} threads, log {})", spec.resourceId(), spec.group(), p.pid(),
+          spec.threads(), log);
+    } catch (IOException | RuntimeException e) {
+      throw new ProviderException("local optimizer " + spec.resourceId() + " of group " + spec.group() + " did not start: " + e, e);
+    }
+  }
+
+  @Override
+  public synchronized void release(String resourceId) {
+    Running r = running.get(resourceId);
+    if (r == null) {
+      return;
+    }
+    Process p = r.process();
+    try {
+      p.destroy();
+      if (!p.waitFor(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        LOG.warn("optimizer {} (process {}) did not stop within {} ms of SIGTERM: killing it", resourceId, p.pid(),
+            settings.stopTimeout().toMillis());
+        p.destroyForcibly();
+        if (!p.waitFor(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+          throw new ProviderException("local optimizer " + resourceId + " (process " + p.pid() + ") survived SIGKILL for "
+              + settings.stopTimeout().toMillis() + " ms");
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ProviderException("release of local optimizer " + resourceId + " interrupted", e);
+    }
+    running.remove(resourceId);
+    LOG.info("optimizer {} (process {}) stopped", resourceId, p.pid());
+  }
+
+  /** The process launched for {@code resourceId}, if this provider holds one. */
+  public synchronized Optional<ProcessHandle> process(String resourceId) {
+    return Optional.ofNullable(running.get(resourceId)).map(r -> r.process().toHandle());
+  }
+
+  @Override
+  public synchronized List<LaunchSpec> list() {
+    return running.values().stream().map(Running::spec).toList();
+  }
+
+  @Override
+  public synchronized void close() {
+    for (String id : new ArrayList<>(running.keySet())) {
+      try {
+        release(id);
+      } catch (ProviderException e) {
+        LOG.warn("{}", e.getMessage());
+      }
+    }
+  }
+}

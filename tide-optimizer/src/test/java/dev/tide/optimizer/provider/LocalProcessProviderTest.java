@@ -1,0 +1,66 @@
+package dev.tide.optimizer.provider;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The local provider really spawns a JVM (a stand-in main class) and stops it. */
+class LocalProcessProviderTest {
+  @TempDir
+  Path dir;
+
+  private LocalProcessProvider provider(String mainClass) throws Exception {
+    String classpath = Path.of(SleepingMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    return new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7070", classpath, mainClass, dir.resolve("logs"),
+        Optional.of("tok"), Duration.ofSeconds(20)));
+  }
+
+  @Test
+  void spawnsAnOptimizerJvmWithItsArgumentsAndStopsIt() throws Exception {
+    try (LocalProcessProvider p = provider(SleepingMain.class.getName())) {
+      LaunchSpec spec = LaunchSpec.of("default", "default-1-0", 3, Map.of(LocalProcessProvider.JVM_OPTIONS, "-Xmx64m -Xss512k"));
+      p.request(spec);
+      p.request(spec); // idempotent: still one process
+      ProcessHandle h = p.process("default-1-0").orElseThrow();
+      assertThat(h.isAlive()).isTrue();
+      assertThat(p.list()).containsExactly(spec);
+      assertThat(p.command(spec)).containsSubsequence("-Xmx64m", "-Xss512k", "-cp");
+
+      Path log = dir.resolve("logs/default-1-0.log");
+      await().atMost(Duration.ofMinutes(1)).until(() -> Files.exists(log) && Files.readString(log).contains("started"));
+      assertThat(Files.readString(log)).contains("started optimizer --meta 127.0.0.1:7070 --threads 3 --group default"
+          + " --resource-id default-1-0 --token tok");
+
+      p.release("default-1-0");
+      assertThat(h.isAlive()).isFalse();
+      assertThat(p.list()).isEmpty();
+      p.release("default-1-0"); // idempotent
+    }
+  }
+
+  @Test
+  void closeStopsEveryProcess() throws Exception {
+    LocalProcessProvider p = provider(SleepingMain.class.getName());
+    p.request(LaunchSpec.of("g", "g-1-0", 1, Map.of()));
+    ProcessHandle h = p.process("g-1-0").orElseThrow();
+    p.close();
+    assertThat(h.isAlive()).isFalse();
+  }
+
+  @Test
+  void aProcessThatCannotStartIsAProviderFailure() throws Exception {
+    LocalProcessProvider p = new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7070", "x", "Main",
+        Path.of("/proc/version/not-a-dir"), Optional.empty(), Duration.ofSeconds(1)));
+    assertThatThrownBy(() -> p.request(LaunchSpec.of("g", "g-1-0", 1, Map.of()))).isInstanceOf(ProviderException.class)
+        .hasMessageContaining("g-1-0 of group g did not start");
+    assertThat(p.list()).isEmpty();
+  }
+}
