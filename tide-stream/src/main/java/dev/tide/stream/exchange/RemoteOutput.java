@@ -40,6 +40,7 @@ public final class RemoteOutput implements Outbox, AutoCloseable {
   private long sent;
   private Throwable failure;
   private boolean closed;
+  private boolean ended; // the receiver completed the call after a close: everything sent was delivered
 
   private RemoteOutput(long upActorId, long downActorId, String peer, ExchangeServiceGrpc.ExchangeServiceStub stub) {
     this.upActorId = upActorId;
@@ -136,6 +137,24 @@ public final class RemoteOutput implements Outbox, AutoCloseable {
     }
   }
 
+  /**
+   * After {@link #close}: waits until the receiver has put every message sent into the downstream
+   * channel and ended the call. Returns false if the link broke instead or the timeout passed.
+   */
+  public boolean awaitDelivered(long timeoutNanos) throws InterruptedException {
+    long deadline = System.nanoTime() + timeoutNanos;
+    synchronized (lock) {
+      while (!ended && failure == null) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(lock, left);
+      }
+      return ended && failure == null;
+    }
+  }
+
   /** Permits left: messages this end may send without blocking. */
   public int permits() {
     synchronized (lock) {
@@ -192,6 +211,8 @@ public final class RemoteOutput implements Outbox, AutoCloseable {
         if (!closed) {
           fail(Status.UNAVAILABLE.withDescription("the receiver ended the link while it was open").asRuntimeException());
         }
+        ended = true;
+        lock.notifyAll();
       }
     }
 

@@ -24,11 +24,34 @@
  * {@link dev.tide.stream.exchange.ExchangeException}, which fails the actor so its node reports it
  * and recovery rebuilds the job from the last checkpoint. Links do not reconnect or replay.
  *
+ * <h2>In a compute node</h2>
+ *
+ * Meta's dispatcher descriptors name each downstream actor's worker and address (the worker's
+ * registered address: it serves this service on the same server as its stream service). The node
+ * ({@code node.Links}) gives a dispatcher the downstream actor's input channel when that actor is on
+ * its own worker, else a {@link dev.tide.stream.exchange.RemoteOutput}; barriers and mutations take
+ * the same path as chunks, so alignment downstream is unchanged.
+ *
+ * <p><b>One stream per actor pair, one connection per node pair.</b> {@link
+ * dev.tide.stream.exchange.ExchangeClient} keeps one gRPC channel (one HTTP/2 connection) per peer,
+ * and each link is a stream on it. Per-pair streams keep per-pair permits: a slow downstream actor
+ * stops only its own upstream links, never other actors sharing the connection (no head-of-line
+ * blocking), and a link's order is the channel's order with nothing to demultiplex. The cost is a
+ * delivery thread per inbound link.
+ *
+ * <p><b>Ending links.</b> A link closes gracefully (half-close, the receiver delivers what was sent)
+ * when its actor releases it at a reschedule, ends, or is reset. A reset node also <em>detaches</em>
+ * its inbound links ({@link dev.tide.stream.exchange.ExchangeReceiver#detachAll}) instead of failing
+ * them: recovery resets every node before rebuilding any, and a failure reported by a not-yet-reset
+ * peer would start another recovery after this one. Only a node that goes away (shutdown, crash,
+ * broken transport) breaks links with an error status, which fails the actors on the other side.
+ *
  * <h2>Parts</h2>
  *
  * <ul>
- *   <li>{@link dev.tide.stream.exchange.Outbox}: what a dispatcher writes to (a channel or a remote link).
+ *   <li>{@link dev.tide.stream.actor.Outbox}: what a dispatcher writes to (a channel or a remote link).
  *   <li>{@link dev.tide.stream.exchange.RemoteOutput}: the sending end.
+ *   <li>{@link dev.tide.stream.exchange.ExchangeClient}: a node's channels to its peers.
  *   <li>{@link dev.tide.stream.exchange.ExchangeReceiver}: the {@code ExchangeService} of a node, the
  *       receiving ends.
  *   <li>{@link dev.tide.stream.exchange.ChunkCodec}: the wire form of chunks and barriers.

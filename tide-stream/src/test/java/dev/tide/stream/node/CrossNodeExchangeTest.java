@@ -73,6 +73,7 @@ class CrossNodeExchangeTest {
     final Server server;
     final ManagedChannel channel;
     final StreamServiceGrpc.StreamServiceBlockingStub stub;
+    final String address;
     final List<Long> sources = new ArrayList<>();
     final List<Long> actors = new ArrayList<>();
 
@@ -84,12 +85,13 @@ class CrossNodeExchangeTest {
       compute.store().commit(StoreVersion.newBuilder().setId(1).setMaxCommittedEpoch(1).build());
       this.server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(compute)
           .addService(compute.exchangeService()).build().start();
-      this.channel = NettyChannelBuilder.forTarget(address()).usePlaintext().build();
+      this.address = "127.0.0.1:" + server.getPort();
+      this.channel = NettyChannelBuilder.forTarget(address).usePlaintext().build();
       this.stub = StreamServiceGrpc.newBlockingStub(channel);
     }
 
     String address() {
-      return "127.0.0.1:" + server.getPort();
+      return address;
     }
 
     void build(JobDefinition job, ActorInfo... infos) {
