@@ -3,6 +3,9 @@ package dev.tide.cli;
 import dev.tide.cluster.TideProcess;
 import dev.tide.cli.bench.MachineInfo;
 import dev.tide.proto.admin.AdminServiceGrpc;
+import dev.tide.stream.exchange.ExchangeConfig;
+import dev.tide.stream.exchange.ExchangeProbe;
+import java.util.regex.Pattern;
 import dev.tide.proto.admin.CreateJobRequest;
 import dev.tide.proto.admin.JobRequest;
 import dev.tide.proto.admin.JobServiceGrpc;
@@ -57,6 +60,10 @@ final class ClusterBenchCommand implements Callable<Integer> {
   @Option(names = "--events", defaultValue = "2000000", description = "Events of phase 2 (default: ${DEFAULT-VALUE}).")
   long events;
 
+  @Option(names = "--exchange-chunks", defaultValue = "5000",
+      description = "Chunks of 1024 bid rows sent through one cross-process exchange link (default: ${DEFAULT-VALUE}).")
+  int exchangeChunks;
+
   @Override
   public Integer call() throws Exception {
     OptionChecks.range(spec, "--computes", computes, 1, 16);
@@ -64,6 +71,7 @@ final class ClusterBenchCommand implements Callable<Integer> {
     OptionChecks.range(spec, "--rate", rate, 1, 100_000_000);
     OptionChecks.range(spec, "--events", events, 1000, 1_000_000_000);
     OptionChecks.range(spec, "--duration", duration, Duration.ofSeconds(5), Duration.ofHours(2));
+    OptionChecks.range(spec, "--exchange-chunks", exchangeChunks, 1, 10_000_000);
     PrintWriter out = spec.commandLine().getOut();
     Path dir = Files.createTempDirectory("tide-bench-cluster-");
     List<TideProcess> children = new ArrayList<>();
@@ -80,6 +88,7 @@ final class ClusterBenchCommand implements Callable<Integer> {
       }
       channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
       out.printf("cluster: meta + %d compute processes x %d slots on loopback; %s%n", computes, slots, MachineInfo.machine());
+      exchangeLink(dir, children, out);
       barrierLatency(channel, out);
       exchangeThroughput(channel, out);
     } finally {
@@ -89,6 +98,16 @@ final class ClusterBenchCommand implements Callable<Integer> {
       children.forEach(TideProcess::stop);
     }
     return TideCli.EXIT_OK;
+  }
+
+  /** Phase 0: one exchange link from this process to a receiver in a child process. */
+  private void exchangeLink(Path dir, List<TideProcess> children, PrintWriter out) throws InterruptedException {
+    TideProcess.Started receiver = TideProcess.startMain("exchange-receiver", ExchangeProbe.class.getName(), List.of("serve", "0"),
+        dir.resolve("exchange-receiver.log"), Pattern.compile("listening on (\\d+)"), START_GUARD);
+    children.add(receiver.process());
+    ExchangeProbe.Result r = ExchangeProbe.send("127.0.0.1:" + receiver.ready().group(1), exchangeChunks, ExchangeConfig.defaults());
+    out.printf("phase 0: one exchange link to another process: %,.0f records/s, %.0f MB/s (%d chunks of 1024 bid rows)%n",
+        r.recordsPerSecond(), r.megabytesPerSecond(), exchangeChunks);
   }
 
   private void barrierLatency(ManagedChannel channel, PrintWriter out) throws InterruptedException {

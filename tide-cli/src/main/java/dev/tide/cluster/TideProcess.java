@@ -27,8 +27,13 @@ public record TideProcess(String name, Process process, Path log) {
    * @throws IllegalStateException with the child's output when it exits or is not ready within {@code guard}
    */
   public static Started start(String name, List<String> args, Path log, Pattern ready, Duration guard) {
+    return startMain(name, "dev.tide.cli.TideCli", args, log, ready, guard);
+  }
+
+  /** Like {@link #start}, for any main class on this JVM's classpath. */
+  public static Started startMain(String name, String mainClass, List<String> args, Path log, Pattern ready, Duration guard) {
     List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), "dev.tide.cli.TideCli"));
+        "-Xmx512m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"), mainClass));
     command.addAll(args);
     Process p;
     try {
