@@ -28,6 +28,7 @@ public final class EngineRun {
       System.err.println("usage: EngineRun engine query events seed eventTimeRate parallelism intervalMs warmupEvents timeoutSeconds");
       System.exit(2);
     }
+    Logs.quietFlink();
     String engine = args[0];
     String query = args[1];
     long events = Long.parseLong(args[2]);

@@ -13,7 +13,7 @@ import org.apache.flink.api.connector.source.lib.util.IteratorSourceEnumerator;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
-import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -32,19 +32,19 @@ public final class NexmarkSources {
     return NexmarkConfig.defaults().withSeed(seed).withEventsPerSecond(eventTimeRate);
   }
 
-  public static DataStream<NexmarkEvents.Bid> bids(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
+  public static DataStreamSource<NexmarkEvents.Bid> bids(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
       int splits, long ratePerSecond) {
     return source(env, new Rows<>(cfg, NexmarkTable.BID), NexmarkTable.BID, events, splits, ratePerSecond, TypeInformation.of(NexmarkEvents.Bid.class),
         WatermarkStrategy.<NexmarkEvents.Bid>forMonotonousTimestamps().withTimestampAssigner((b, ts) -> b.dateTime));
   }
 
-  public static DataStream<NexmarkEvents.Auction> auctions(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
+  public static DataStreamSource<NexmarkEvents.Auction> auctions(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
       int splits) {
     return source(env, new Rows<>(cfg, NexmarkTable.AUCTION), NexmarkTable.AUCTION, events, splits, 0, TypeInformation.of(NexmarkEvents.Auction.class),
         WatermarkStrategy.<NexmarkEvents.Auction>forMonotonousTimestamps().withTimestampAssigner((a, ts) -> a.dateTime));
   }
 
-  public static DataStream<NexmarkEvents.Person> persons(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
+  public static DataStreamSource<NexmarkEvents.Person> persons(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
       int splits) {
     return source(env, new Rows<>(cfg, NexmarkTable.PERSON), NexmarkTable.PERSON, events, splits, 0, TypeInformation.of(NexmarkEvents.Person.class),
         WatermarkStrategy.<NexmarkEvents.Person>forMonotonousTimestamps().withTimestampAssigner((p, ts) -> p.dateTime));
@@ -82,7 +82,7 @@ public final class NexmarkSources {
    * @param events events of the whole stream (all tables); the source emits this table's share
    * @param ratePerSecond events of this table per second across all readers; 0 for unthrottled
    */
-  private static <T> DataStream<T> source(StreamExecutionEnvironment env, GeneratorFunction<Long, T> f, NexmarkTable table,
+  private static <T> DataStreamSource<T> source(StreamExecutionEnvironment env, GeneratorFunction<Long, T> f, NexmarkTable table,
       long events, int splits, long ratePerSecond, TypeInformation<T> type, WatermarkStrategy<T> watermarks) {
     long count = NexmarkGenerator.ordinalsBelow(table, events);
     RateLimiterStrategy<?> rate = ratePerSecond > 0 ? RateLimiterStrategy.perSecond(ratePerSecond) : RateLimiterStrategy.noOp();
