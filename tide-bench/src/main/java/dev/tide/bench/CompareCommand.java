@@ -53,7 +53,7 @@ public final class CompareCommand implements Callable<Integer> {
       description = "Queries, comma-separated (default: ${DEFAULT-VALUE}).")
   List<String> queries;
 
-  @Option(names = "--events", defaultValue = "1000000", description = "Events per run, all tables (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--events", defaultValue = "500000", description = "Events per run, all tables (default: ${DEFAULT-VALUE}).")
   long events;
 
   @Option(names = "--parallelism", defaultValue = "2", description = "Parallelism of both engines (default: ${DEFAULT-VALUE}).")
@@ -62,7 +62,7 @@ public final class CompareCommand implements Callable<Integer> {
   @Option(names = "--rounds", defaultValue = "2", description = "Runs per engine and query, alternating (default: ${DEFAULT-VALUE}).")
   int rounds;
 
-  @Option(names = "--warmup-events", defaultValue = "200000",
+  @Option(names = "--warmup-events", defaultValue = "100000",
       description = "Events of the warm-up run in each JVM before the measured one; 0 for none (default: ${DEFAULT-VALUE}).")
   long warmupEvents;
 
