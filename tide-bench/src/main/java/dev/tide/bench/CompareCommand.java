@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
  * (Tide, Flink, Tide, Flink, ...), each run in a fresh JVM ({@link EngineRun}). A query's figures are
  * reported only if every run of both engines produced the same result fingerprint.
  */
-@Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 100,
     description = {
         "Nexmark throughput of Tide and Apache Flink side by side.",
         "",

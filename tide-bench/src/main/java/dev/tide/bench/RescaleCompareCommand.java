@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
  * 2 → 4 by Tide online (a reschedule in one barrier, {@link RescaleBench}) and by Flink with
  * stop-with-savepoint and a restore at the new parallelism ({@link FlinkRescale}).
  */
-@Command(name = "rescale-compare", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "rescale-compare", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 100,
     description = {
         "Rescale downtime of Tide (online) and Apache Flink (stop-with-savepoint, restore) side by side.",
         "",
