@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "tide bench", mixinStandardHelpOptions = true,
     description = "Tide against Apache Flink 2.3.0, and JMH micro-benchmarks (module tide-bench, Maven profile bench).",
-    subcommands = {CompareCommand.class, RescaleCompareCommand.class, JmhCommand.class})
+    subcommands = {CompareCommand.class, RescaleCompareCommand.class, JmhCommand.class, PlotCommand.class})
 public final class BenchMain implements Callable<Integer> {
   @Spec
   CommandSpec spec;

@@ -1,7 +1,7 @@
 package dev.tide.bench;
 
 import dev.tide.bench.EngineRun.Measurement;
-import dev.tide.bench.report.Charts;
+import dev.tide.bench.report.Plots;
 import dev.tide.bench.report.Report;
 import dev.tide.cli.bench.MachineInfo;
 import dev.tide.cli.text.Cells;
@@ -127,10 +127,6 @@ public final class CompareCommand implements Callable<Integer> {
 
     List<List<String>> summary = new ArrayList<>();
     List<List<String>> csv = new ArrayList<>();
-    List<String> plotted = new ArrayList<>();
-    Map<String, List<Double>> series = new LinkedHashMap<>();
-    series.put("Tide", new ArrayList<>());
-    series.put("Flink", new ArrayList<>());
     boolean allAgree = true;
     for (var e : byQuery.entrySet()) {
       List<Measurement> tide = e.getValue().get("tide");
@@ -153,9 +149,6 @@ public final class CompareCommand implements Callable<Integer> {
           Cells.decimal(tc, 2), Cells.decimal(fc, 2), Cells.count(tm), Cells.count(fm), "yes (" + Cells.count(tide.get(0).result().rows()) + " rows)"));
       csv.add(List.of(e.getKey(), fmt(t), fmt(f), String.format(Locale.ROOT, "%.3f", t / f), String.format(Locale.ROOT, "%.3f", tc),
           String.format(Locale.ROOT, "%.3f", fc), Long.toString(tm), Long.toString(fm), "true"));
-      plotted.add(e.getKey());
-      series.get("Tide").add(t);
-      series.get("Flink").add(f);
     }
     Report report = new Report(List.of("query", "Tide events/s", "Flink events/s", "Tide/Flink", "Tide CPU s/M ev",
         "Flink CPU s/M ev", "Tide peak RSS MB", "Flink peak RSS MB", "results equal"), summary);
@@ -165,10 +158,7 @@ public final class CompareCommand implements Callable<Integer> {
     report.writeMarkdown(out.resolve("summary.md"));
     new Report(List.of("query", "tide_events_per_s", "flink_events_per_s", "ratio_tide_flink", "tide_cpu_s_per_m_events",
         "flink_cpu_s_per_m_events", "tide_peak_rss_mb", "flink_peak_rss_mb", "results_equal"), csv).writeCsv(out.resolve("summary.csv"));
-    if (!plotted.isEmpty()) {
-      Charts.bars(out.resolve("throughput.png"), String.format(Locale.ROOT, "Nexmark throughput, %,d events, parallelism %d", events, parallelism),
-          "query", "events/s (median)", plotted, series);
-    }
+    Plots.throughput(out, String.format(Locale.ROOT, "Nexmark throughput, %,d events, parallelism %d", events, parallelism));
     w.println("Wrote " + out.resolve("runs.csv") + ", summary.csv, summary.md, throughput.png");
     w.flush();
     return allAgree ? 0 : 1;

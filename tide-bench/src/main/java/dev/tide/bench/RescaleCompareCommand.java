@@ -1,6 +1,6 @@
 package dev.tide.bench;
 
-import dev.tide.bench.report.Charts;
+import dev.tide.bench.report.Plots;
 import dev.tide.bench.report.Report;
 import dev.tide.bench.rescale.FlinkRescale;
 import dev.tide.cli.bench.MachineInfo;
@@ -13,10 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -95,13 +93,6 @@ public final class RescaleCompareCommand implements Callable<Integer> {
         l -> progress(w, "flink", l));
     List<List<String>> rows = new ArrayList<>();
     List<List<String>> csv = new ArrayList<>();
-    List<String> labels = new ArrayList<>();
-    Map<String, List<Double>> gaps = new LinkedHashMap<>();
-    Map<String, List<Double>> steady = new LinkedHashMap<>();
-    for (String e : List.of("Tide", "Flink")) {
-      gaps.put(e, new ArrayList<>());
-      steady.put(e, new ArrayList<>());
-    }
     boolean clean = true;
     for (long bytes : sizes) {
       String label = size(bytes);
@@ -127,12 +118,9 @@ public final class RescaleCompareCommand implements Callable<Integer> {
           steadyCell(o.secondsToSteady()));
       w.printf(Locale.ROOT, "  Flink gap %,.0f ms, stop-with-savepoint %,.0f ms (savepoint %s), restore to first output %,.0f ms, steady after %s s%n",
           f.gapMs(), f.stopMs(), size(f.savepointBytes()), f.restartMs(), steadyCell(f.secondsToSteady()));
+      w.printf(Locale.ROOT, "        the restored Flink job read %,d backfill bids again (0: its finished source stayed finished)%n",
+          f.backfillReplayed());
       w.flush();
-      labels.add(label);
-      gaps.get("Tide").add(o.allSplitsStallMs());
-      gaps.get("Flink").add(f.gapMs());
-      steady.get("Tide").add(Double.isNaN(o.secondsToSteady()) ? 0 : o.secondsToSteady());
-      steady.get("Flink").add(Double.isNaN(f.secondsToSteady()) ? 0 : f.secondsToSteady());
     }
     Report report = new Report(List.of("state", "engine", "state at rescale", "gap ms", "rescale ms", "s to steady",
         "events/s before", "events/s after"), rows);
@@ -141,10 +129,7 @@ public final class RescaleCompareCommand implements Callable<Integer> {
     report.writeMarkdown(out.resolve("rescale.md"));
     new Report(List.of("target_state_bytes", "engine", "state_bytes", "gap_ms", "rescale_ms", "seconds_to_steady",
         "events_per_s_before", "events_per_s_after", "backfill_events", "load_avg_1_5_15"), csv).writeCsv(out.resolve("rescale.csv"));
-    Charts.bars(out.resolve("rescale-gap.png"), "Rescale " + parallelism + " -> " + scaleOutTo + ": longest time without progress",
-        "state size", "gap (ms)", labels, gaps);
-    Charts.bars(out.resolve("rescale-steady.png"), "Rescale " + parallelism + " -> " + scaleOutTo + ": request to steady throughput",
-        "state size", "seconds", labels, steady);
+    Plots.rescale(out, "Rescale " + parallelism + " -> " + scaleOutTo);
     w.println("Wrote " + out.resolve("rescale.csv") + ", rescale.md, rescale-gap.png, rescale-steady.png");
     w.flush();
     return clean ? 0 : 1;

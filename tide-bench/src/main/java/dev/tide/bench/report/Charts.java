@@ -22,7 +22,7 @@ public final class Charts {
    * @param series series name to values, one per category, in category order
    */
   public static void bars(Path png, String title, String xTitle, String yTitle, List<String> categories,
-      Map<String, List<Double>> series) throws IOException {
+      Map<String, List<Double>> series, boolean logarithmic) throws IOException {
     System.setProperty("java.awt.headless", "true");
     CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title)
         .xAxisTitle(xTitle).yAxisTitle(yTitle).build();
@@ -30,6 +30,13 @@ public final class Charts {
     chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
     chart.getStyler().setPlotGridVerticalLinesVisible(false);
     chart.getStyler().setLabelsVisible(false);
+    if (!logarithmic) {
+      chart.getStyler().setYAxisDecimalPattern("#,###");
+    }
+    if (logarithmic) {
+      chart.getStyler().setYAxisLogarithmic(true);
+      chart.getStyler().setYAxisMin(1.0); // bars start at 0 unless told, which a log axis cannot show
+    }
     series.forEach((name, values) -> chart.addSeries(name, categories, values));
     String file = png.toString();
     BitmapEncoder.saveBitmap(chart, file.endsWith(".png") ? file.substring(0, file.length() - 4) : file,

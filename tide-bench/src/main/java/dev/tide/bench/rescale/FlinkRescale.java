@@ -72,9 +72,11 @@ public final class FlinkRescale {
    * @param restartMs savepoint done until the restored job's first output
    * @param gapMs longest time with no output around the rescale
    * @param secondsToSteady request until steady output again; NaN if it did not settle
+   * @param backfillReplayed bids the restored job read again from the finished backfill source (0: it
+   *     was restored as finished, as it should be)
    */
   public record Outcome(long backfillEvents, double backfillSeconds, long savepointBytes, double stopMs, double restartMs,
-      double gapMs, double secondsToSteady, double eventsPerSecondBefore, double eventsPerSecondAfter) {}
+      double gapMs, double secondsToSteady, double eventsPerSecondBefore, double eventsPerSecondAfter, long backfillReplayed) {}
 
   private final Settings settings;
   private final Consumer<String> progress;
@@ -138,7 +140,8 @@ public final class FlinkRescale {
       double after = Double.isNaN(secondsToSteady) ? Double.NaN
           : timeline.outputs(request + (long) (secondsToSteady * 1e9), end) / ((end - request - secondsToSteady * 1e9) / 1e9);
       return new Outcome(events, backfillSeconds, savepointBytes, (stopped - request) / 1e6,
-          firstAfter < 0 ? Double.NaN : (firstAfter - stopped) / 1e6, gapMs, secondsToSteady, before, after);
+          firstAfter < 0 ? Double.NaN : (firstAfter - stopped) / 1e6, gapMs, secondsToSteady, before, after,
+          backfilled.get() - backfillBids);
     } finally {
       TIMELINES.remove(name);
       BACKFILLED.remove(name);
