@@ -1,0 +1,464 @@
+package dev.tide.bench.flink;
+
+import dev.tide.bench.flink.NexmarkEvents.Auction;
+import dev.tide.bench.flink.NexmarkEvents.Bid;
+import dev.tide.bench.flink.NexmarkEvents.Person;
+import dev.tide.stream.nexmark.NexmarkConfig;
+import dev.tide.stream.queries.NexmarkQueries;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.api.common.functions.AggregateFunction;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeHint;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.api.java.tuple.Tuple4;
+import org.apache.flink.api.java.tuple.Tuple5;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.util.Collector;
+
+/**
+ * The Nexmark queries Tide has built in ({@link NexmarkQueries}), written as Flink DataStream jobs the
+ * way a Flink developer would: event-time windows closed by watermarks, keyed process functions with
+ * heap state, no state kept longer than its window where the query allows it. Each job's final output,
+ * once its bounded sources end, is the same multiset of rows as Tide's view of the query:
+ *
+ * <ul>
+ *   <li>q0 {@code (auction, bidder, price, date_time, _row_id)} of every bid;
+ *   <li>q1 the same with {@code 0.908 * price} as a double;
+ *   <li>q2 {@code (auction, price, _row_id)} of bids with {@code auction % 123 = 0};
+ *   <li>q3 {@code (name, city, state, auction id)}: auctions of category 10 joined with their sellers
+ *       from OR, ID or CA;
+ *   <li>q4 {@code (category, avg of the winning bid)} where a winning bid is an auction's highest bid
+ *       between its start and expiry (inclusive);
+ *   <li>q5 {@code (auction, count, window_start)} of the auctions with the most bids in each 10 s
+ *       window sliding by 2 s;
+ *   <li>q7 {@code (auction, price, bidder, date_time, _row_id)} of the bids with the highest price of
+ *       their 10 s tumbling window;
+ *   <li>q8 {@code (person id, name, window_start)} of persons who opened an auction in the 10 s
+ *       tumbling window they registered in.
+ * </ul>
+ *
+ * <p>Object reuse is on, so no function keeps a reference to an input record: state holds copies.
+ */
+public final class FlinkNexmarkQueries {
+  static final long TUMBLE_MS = NexmarkQueries.TUMBLE.toMillis();
+  static final long HOP_SIZE_MS = NexmarkQueries.HOP_SIZE.toMillis();
+  static final long HOP_SLIDE_MS = NexmarkQueries.HOP_SLIDE.toMillis();
+  private static final Set<String> Q3_STATES = Set.of("OR", "ID", "CA");
+
+  private FlinkNexmarkQueries() {}
+
+  /** Adds query {@code query}'s job to {@code env}, its output into a {@link FingerprintSink} under {@code run}. */
+  public static void build(String query, StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits, String run) {
+    DataStream<? extends Tuple> out = switch (query) {
+      case "q0" -> NexmarkSources.bids(env, cfg, events, splits, 0)
+          .map(b -> Tuple5.of(b.auction, b.bidder, b.price, b.dateTime, b.rowId))
+          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG));
+      case "q1" -> NexmarkSources.bids(env, cfg, events, splits, 0)
+          .map(b -> Tuple5.of(b.auction, b.bidder, 0.908 * b.price, b.dateTime, b.rowId))
+          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.DOUBLE, Types.LONG, Types.LONG));
+      case "q2" -> NexmarkSources.bids(env, cfg, events, splits, 0)
+          .filter(b -> b.auction % 123 == 0)
+          .map(b -> Tuple3.of(b.auction, b.price, b.rowId))
+          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG));
+      case "q3" -> q3(env, cfg, events, splits);
+      case "q4" -> q4(env, cfg, events, splits);
+      case "q5" -> q5(env, cfg, events, splits);
+      case "q7" -> q7(env, cfg, events, splits);
+      case "q8" -> q8(env, cfg, events, splits);
+      default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: q0, q1, q2, q3, q4, q5, q7, q8");
+    };
+    sink(out, run);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void sink(DataStream<? extends Tuple> out, String run) {
+    ((DataStream) out).sinkTo(new FingerprintSink<>(run)).name("fingerprint");
+  }
+
+  // ---------------------------------------------------------------- q3
+
+  private static DataStream<Tuple4<String, String, String, Long>> q3(StreamExecutionEnvironment env, NexmarkConfig cfg,
+      long events, int splits) {
+    DataStream<Auction> auctions = NexmarkSources.auctions(env, cfg, events, splits).filter(a -> a.category == 10);
+    DataStream<Person> persons = NexmarkSources.persons(env, cfg, events, splits);
+    return auctions.connect(persons).keyBy(a -> a.seller, p -> p.id).process(new Q3Join())
+        .returns(Types.TUPLE(Types.STRING, Types.STRING, Types.STRING, Types.LONG));
+  }
+
+  /** Per seller: the person once seen (or that it does not qualify) and the auctions that came before it. */
+  static final class Q3Join extends KeyedCoProcessFunction<Long, Auction, Person, Tuple4<String, String, String, Long>> {
+    private transient ValueState<Tuple3<String, String, String>> seller;
+    private transient ValueState<Boolean> disqualified;
+    private transient ListState<Long> waiting;
+
+    @Override
+    public void open(OpenContext ctx) {
+      seller = getRuntimeContext().getState(new ValueStateDescriptor<>("seller",
+          TypeInformation.of(new TypeHint<Tuple3<String, String, String>>() {})));
+      disqualified = getRuntimeContext().getState(new ValueStateDescriptor<>("disqualified", Types.BOOLEAN));
+      waiting = getRuntimeContext().getListState(new ListStateDescriptor<>("waiting", Types.LONG));
+    }
+
+    @Override
+    public void processElement1(Auction a, Context ctx, Collector<Tuple4<String, String, String, Long>> out) throws Exception {
+      Tuple3<String, String, String> p = seller.value();
+      if (p != null) {
+        out.collect(Tuple4.of(p.f0, p.f1, p.f2, a.id));
+      } else if (disqualified.value() == null) {
+        waiting.add(a.id);
+      }
+    }
+
+    @Override
+    public void processElement2(Person p, Context ctx, Collector<Tuple4<String, String, String, Long>> out) throws Exception {
+      if (!Q3_STATES.contains(p.state)) {
+        disqualified.update(true);
+        waiting.clear();
+        return;
+      }
+      Tuple3<String, String, String> s = Tuple3.of(p.name, p.city, p.state);
+      seller.update(s);
+      for (Long id : waiting.get()) {
+        out.collect(Tuple4.of(s.f0, s.f1, s.f2, id));
+      }
+      waiting.clear();
+    }
+  }
+
+  // ---------------------------------------------------------------- q4
+
+  private static DataStream<Tuple2<Long, Double>> q4(StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits) {
+    DataStream<Auction> auctions = NexmarkSources.auctions(env, cfg, events, splits);
+    DataStream<Bid> bids = NexmarkSources.bids(env, cfg, events, splits, 0);
+    return auctions.connect(bids).keyBy(a -> a.id, b -> b.auction).process(new Q4Winner())
+        .returns(Types.TUPLE(Types.LONG, Types.LONG))
+        .keyBy(t -> t.f0).process(new Q4Average())
+        .returns(Types.TUPLE(Types.LONG, Types.DOUBLE));
+  }
+
+  /**
+   * Per auction: its window and category, the highest bid within the window, and the bids that came
+   * before the auction. Emits {@code (category, final price)} once the watermark passes expiry.
+   */
+  static final class Q4Winner extends KeyedCoProcessFunction<Long, Auction, Bid, Tuple2<Long, Long>> {
+    private transient ValueState<Tuple3<Long, Long, Long>> auction; // date_time, expires, category
+    private transient ValueState<Long> maxPrice;
+    private transient ListState<Tuple2<Long, Long>> early; // date_time, price
+
+    @Override
+    public void open(OpenContext ctx) {
+      auction = getRuntimeContext().getState(new ValueStateDescriptor<>("auction",
+          TypeInformation.of(new TypeHint<Tuple3<Long, Long, Long>>() {})));
+      maxPrice = getRuntimeContext().getState(new ValueStateDescriptor<>("max", Types.LONG));
+      early = getRuntimeContext().getListState(new ListStateDescriptor<>("early",
+          TypeInformation.of(new TypeHint<Tuple2<Long, Long>>() {})));
+    }
+
+    @Override
+    public void processElement1(Auction a, Context ctx, Collector<Tuple2<Long, Long>> out) throws Exception {
+      auction.update(Tuple3.of(a.dateTime, a.expires, a.category));
+      for (Tuple2<Long, Long> b : early.get()) {
+        offer(a.dateTime, a.expires, b.f0, b.f1);
+      }
+      early.clear();
+      ctx.timerService().registerEventTimeTimer(a.expires);
+    }
+
+    @Override
+    public void processElement2(Bid b, Context ctx, Collector<Tuple2<Long, Long>> out) throws Exception {
+      Tuple3<Long, Long, Long> a = auction.value();
+      if (a == null) {
+        // Its auction is older than the bid: if it has not come once the watermark passes the bid,
+        // it has expired and gone already, and the bid cannot win.
+        early.add(Tuple2.of(b.dateTime, b.price));
+        ctx.timerService().registerEventTimeTimer(b.dateTime);
+      } else {
+        offer(a.f0, a.f1, b.dateTime, b.price);
+      }
+    }
+
+    private void offer(long start, long expires, long t, long price) throws Exception {
+      if (t >= start && t <= expires) {
+        Long m = maxPrice.value();
+        if (m == null || price > m) {
+          maxPrice.update(price);
+        }
+      }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple2<Long, Long>> out) throws Exception {
+      Tuple3<Long, Long, Long> a = auction.value();
+      if (a == null) {
+        early.clear();
+        return;
+      }
+      if (timestamp != a.f1) {
+        return; // a timer of an early bid
+      }
+      Long m = maxPrice.value();
+      if (m != null) {
+        out.collect(Tuple2.of(a.f2, m));
+      }
+      auction.clear();
+      maxPrice.clear();
+      early.clear();
+    }
+  }
+
+  /** Per category: the running sum and count of final prices; the average once the input ends. */
+  static final class Q4Average extends KeyedProcessFunction<Long, Tuple2<Long, Long>, Tuple2<Long, Double>> {
+    private transient ValueState<Tuple2<Long, Long>> sumCount;
+
+    @Override
+    public void open(OpenContext ctx) {
+      sumCount = getRuntimeContext().getState(new ValueStateDescriptor<>("sum-count",
+          TypeInformation.of(new TypeHint<Tuple2<Long, Long>>() {})));
+    }
+
+    @Override
+    public void processElement(Tuple2<Long, Long> f, Context ctx, Collector<Tuple2<Long, Double>> out) throws Exception {
+      Tuple2<Long, Long> sc = sumCount.value();
+      if (sc == null) {
+        sumCount.update(Tuple2.of(f.f1, 1L));
+        ctx.timerService().registerEventTimeTimer(Long.MAX_VALUE);
+      } else {
+        sumCount.update(Tuple2.of(Math.addExact(sc.f0, f.f1), sc.f1 + 1));
+      }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple2<Long, Double>> out) throws Exception {
+      Tuple2<Long, Long> sc = sumCount.value();
+      out.collect(Tuple2.of(ctx.getCurrentKey(), (double) sc.f0 / sc.f1));
+    }
+  }
+
+  // ---------------------------------------------------------------- q5
+
+  private static DataStream<Tuple3<Long, Long, Long>> q5(StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits) {
+    return NexmarkSources.bids(env, cfg, events, splits, 0)
+        .keyBy(b -> b.auction)
+        .window(SlidingEventTimeWindows.of(Duration.ofMillis(HOP_SIZE_MS), Duration.ofMillis(HOP_SLIDE_MS)))
+        .aggregate(new Count(), new WithWindowStart())
+        .keyBy(t -> t.f2)
+        .process(new TopCount())
+        .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG));
+  }
+
+  static final class Count implements AggregateFunction<Bid, Long, Long> {
+    @Override
+    public Long createAccumulator() {
+      return 0L;
+    }
+
+    @Override
+    public Long add(Bid value, Long acc) {
+      return acc + 1;
+    }
+
+    @Override
+    public Long getResult(Long acc) {
+      return acc;
+    }
+
+    @Override
+    public Long merge(Long a, Long b) {
+      return a + b;
+    }
+  }
+
+  /** {@code (auction, count, window_start)}. */
+  static final class WithWindowStart extends ProcessWindowFunction<Long, Tuple3<Long, Long, Long>, Long, TimeWindow> {
+    @Override
+    public void process(Long auction, Context ctx, Iterable<Long> counts, Collector<Tuple3<Long, Long, Long>> out) {
+      out.collect(Tuple3.of(auction, counts.iterator().next(), ctx.window().getStart()));
+    }
+  }
+
+  /** Per window start: the auctions with the highest count, emitted when the watermark passes the window. */
+  static final class TopCount extends KeyedProcessFunction<Long, Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
+    private transient ValueState<Long> max;
+    private transient ListState<Long> leaders;
+
+    @Override
+    public void open(OpenContext ctx) {
+      max = getRuntimeContext().getState(new ValueStateDescriptor<>("max", Types.LONG));
+      leaders = getRuntimeContext().getListState(new ListStateDescriptor<>("leaders", Types.LONG));
+    }
+
+    @Override
+    public void processElement(Tuple3<Long, Long, Long> c, Context ctx, Collector<Tuple3<Long, Long, Long>> out) throws Exception {
+      Long m = max.value();
+      if (m == null) {
+        ctx.timerService().registerEventTimeTimer(c.f2 + HOP_SIZE_MS - 1);
+      }
+      if (m == null || c.f1 > m) {
+        max.update(c.f1);
+        leaders.update(List.of(c.f0));
+      } else if (c.f1.longValue() == m) {
+        leaders.add(c.f0);
+      }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, Long, Long>> out) throws Exception {
+      long m = max.value();
+      for (Long auction : leaders.get()) {
+        out.collect(Tuple3.of(auction, m, ctx.getCurrentKey()));
+      }
+      max.clear();
+      leaders.clear();
+    }
+  }
+
+  // ---------------------------------------------------------------- q7
+
+  private static DataStream<Tuple5<Long, Long, Long, Long, Long>> q7(StreamExecutionEnvironment env, NexmarkConfig cfg,
+      long events, int splits) {
+    TypeInformation<Tuple5<Long, Long, Long, Long, Long>> row = Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG);
+    return NexmarkSources.bids(env, cfg, events, splits, 0)
+        .map(b -> Tuple5.of(b.auction, b.price, b.bidder, b.dateTime, b.rowId)).returns(row)
+        .keyBy(t -> t.f0).process(new HighestBids(true)).returns(row)
+        .keyBy(t -> windowStart(t.f3, TUMBLE_MS)).process(new HighestBids(false)).returns(row);
+  }
+
+  static long windowStart(long t, long size) {
+    return Math.floorDiv(t, size) * size;
+  }
+
+  /**
+   * The bids {@code (auction, price, bidder, date_time, _row_id)} with the highest price of their
+   * tumbling window among those of this key, emitted when the watermark passes the window. Keyed by
+   * auction it pre-aggregates; keyed by window start it gives the final answer.
+   */
+  static final class HighestBids extends KeyedProcessFunction<Long, Tuple5<Long, Long, Long, Long, Long>,
+      Tuple5<Long, Long, Long, Long, Long>> {
+    private final boolean perAuction;
+    private transient MapState<Long, List<Tuple5<Long, Long, Long, Long, Long>>> byWindow;
+
+    HighestBids(boolean perAuction) {
+      this.perAuction = perAuction;
+    }
+
+    @Override
+    public void open(OpenContext ctx) {
+      byWindow = getRuntimeContext().getMapState(new MapStateDescriptor<>("by-window", Types.LONG,
+          Types.LIST(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG))));
+    }
+
+    @Override
+    public void processElement(Tuple5<Long, Long, Long, Long, Long> b, Context ctx,
+        Collector<Tuple5<Long, Long, Long, Long, Long>> out) throws Exception {
+      long w = windowStart(b.f3, TUMBLE_MS);
+      List<Tuple5<Long, Long, Long, Long, Long>> best = byWindow.get(w);
+      if (best == null) {
+        best = new ArrayList<>(1);
+        ctx.timerService().registerEventTimeTimer(w + TUMBLE_MS - 1);
+      } else if (b.f1 < best.get(0).f1) {
+        return;
+      } else if (b.f1 > best.get(0).f1) {
+        best.clear();
+      }
+      best.add(b.copy());
+      byWindow.put(w, best);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple5<Long, Long, Long, Long, Long>> out) throws Exception {
+      long w = timestamp + 1 - TUMBLE_MS;
+      List<Tuple5<Long, Long, Long, Long, Long>> best = byWindow.get(w);
+      if (best != null) {
+        for (Tuple5<Long, Long, Long, Long, Long> b : best) {
+          out.collect(b);
+        }
+        byWindow.remove(w);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return perAuction ? "highest bids per auction" : "highest bids per window";
+    }
+  }
+
+  // ---------------------------------------------------------------- q8
+
+  private static DataStream<Tuple3<Long, String, Long>> q8(StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits) {
+    DataStream<Person> persons = NexmarkSources.persons(env, cfg, events, splits);
+    DataStream<Auction> auctions = NexmarkSources.auctions(env, cfg, events, splits);
+    return persons.connect(auctions).keyBy(p -> p.id, a -> a.seller).process(new Q8Join())
+        .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG));
+  }
+
+  /**
+   * Per person id: the person's name and window, and the windows in which it opened an auction before
+   * the person was seen. Emits {@code (id, name, window_start)} once per window where both meet;
+   * state is cleared when the watermark passes the person's window.
+   */
+  static final class Q8Join extends KeyedCoProcessFunction<Long, Person, Auction, Tuple3<Long, String, Long>> {
+    private transient ValueState<Tuple3<String, Long, Boolean>> person; // name, window_start, emitted
+    private transient MapState<Long, Boolean> sellerWindows;
+
+    @Override
+    public void open(OpenContext ctx) {
+      person = getRuntimeContext().getState(new ValueStateDescriptor<>("person",
+          TypeInformation.of(new TypeHint<Tuple3<String, Long, Boolean>>() {})));
+      sellerWindows = getRuntimeContext().getMapState(new MapStateDescriptor<>("seller-windows", Types.LONG, Types.BOOLEAN));
+    }
+
+    @Override
+    public void processElement1(Person p, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+      long w = windowStart(p.dateTime, TUMBLE_MS);
+      boolean sold = sellerWindows.contains(w);
+      if (sold) {
+        out.collect(Tuple3.of(p.id, p.name, w));
+      }
+      person.update(Tuple3.of(p.name, w, sold));
+      sellerWindows.clear();
+      ctx.timerService().registerEventTimeTimer(w + TUMBLE_MS - 1);
+    }
+
+    @Override
+    public void processElement2(Auction a, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+      long w = windowStart(a.dateTime, TUMBLE_MS);
+      Tuple3<String, Long, Boolean> p = person.value();
+      if (p == null) {
+        sellerWindows.put(w, true);
+        ctx.timerService().registerEventTimeTimer(w + TUMBLE_MS - 1);
+      } else if (p.f1 == w && !p.f2) {
+        out.collect(Tuple3.of(ctx.getCurrentKey(), p.f0, w));
+        person.update(Tuple3.of(p.f0, p.f1, true));
+      }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+      long w = timestamp + 1 - TUMBLE_MS;
+      sellerWindows.remove(w);
+      Tuple3<String, Long, Boolean> p = person.value();
+      if (p != null && p.f1 == w) {
+        person.clear();
+      }
+    }
+  }
+}

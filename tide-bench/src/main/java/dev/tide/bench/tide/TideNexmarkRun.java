@@ -1,0 +1,53 @@
+package dev.tide.bench.tide;
+
+import dev.tide.bench.RowFingerprint;
+import dev.tide.cluster.LocalCluster;
+import dev.tide.common.config.Config;
+import dev.tide.meta.MetaOptions;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.stream.source.NexmarkSourceOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Tide run of a built-in Nexmark query on a fresh {@link LocalCluster}: one compute node with
+ * {@code parallelism} slots, one source split per slot. Timed from submission until the sources'
+ * last offsets are committed (the epoch that also commits the view's last changes), as
+ * {@code tide bench nexmark} does; the view's rows are then read back and fingerprinted.
+ */
+public final class TideNexmarkRun {
+  private TideNexmarkRun() {}
+
+  /** @return wall nanos from submission until done, and the view's fingerprint */
+  public static Timed run(Path dir, String query, long events, long seed, long eventTimeRate, int parallelism,
+      Duration barrierInterval, Duration timeout) throws InterruptedException {
+    Map<String, String> options = Map.of(
+        NexmarkSourceOptions.EVENTS.key(), String.valueOf(events),
+        NexmarkSourceOptions.SEED.key(), String.valueOf(seed),
+        NexmarkSourceOptions.EVENT_TIME_RATE.key(), String.valueOf(eventTimeRate),
+        NexmarkSourceOptions.SPLITS.key(), String.valueOf(parallelism));
+    Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval);
+    long pollNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(20), barrierInterval.toNanos() / 4);
+    try (LocalCluster cluster = new LocalCluster(dir, config, 1, parallelism)) {
+      long start = System.nanoTime();
+      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options));
+      long deadline = start + timeout.toNanos();
+      while (!cluster.sourcesDone(job)) {
+        if (System.nanoTime() >= deadline) {
+          throw new IllegalStateException("Tide " + query + " over " + events + " events did not finish within " + timeout);
+        }
+        TimeUnit.NANOSECONDS.sleep(pollNanos);
+      }
+      long wall = System.nanoTime() - start;
+      RowFingerprint.Builder f = new RowFingerprint.Builder();
+      cluster.scan(query).forEach(f::add);
+      return new Timed(wall, f.build());
+    }
+  }
+
+  /** A run's wall time and its result's fingerprint. */
+  public record Timed(long wallNanos, RowFingerprint result) {}
+}
