@@ -233,7 +233,7 @@ public final class StateTable {
     if (provenAbsent(keyVnode, key, key.length)) {
       return null;
     }
-    byte[] v = memtable.sorted().get(key);
+    byte[] v = memtable.get(key);
     if (v == null) {
       Optional<byte[]> stored = store.get(key);
       return stored.map(b -> ValueCodec.decode(types, b)).orElse(null);
@@ -282,8 +282,7 @@ public final class StateTable {
   }
 
   private NavigableMap<byte[], byte[]> memRange(byte[] from, byte[] to) {
-    NavigableMap<byte[], byte[]> all = memtable.sorted();
-    return to == null ? all.tailMap(from, true) : all.subMap(from, true, to, false);
+    return memtable.range(from, to);
   }
 
   /** The greatest row under the prefix, or null. */

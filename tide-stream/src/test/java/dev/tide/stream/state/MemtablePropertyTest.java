@@ -36,9 +36,13 @@ class MemtablePropertyTest {
         byte[] value = rnd.nextInt(4) == 0 ? Memtable.TOMBSTONE : new byte[] {(byte) i};
         m.put(key, value);
         model.put(key, value);
-        if (readMidway && i == writes / 2) {
-          assertThat(m.sorted()).hasSameSizeAs(model);
+        if (readMidway && rnd.nextInt(10) == 0) {
+          assertThat(m.range(new byte[0], null)).as("seed " + seed + " step " + i).hasSameSizeAs(model);
+          assertThat(m.range(new byte[0], null).keySet()).containsExactlyElementsOf(model.keySet());
+          assertThat(new ArrayList<>(m.range(new byte[0], null).values())).containsExactlyElementsOf(model.values());
         }
+        byte[] probe = model.firstKey();
+        assertThat(m.get(probe)).isSameAs(model.get(probe));
       }
       SortedWriteBatch batch = m.drain();
       List<String> expected = new ArrayList<>();
