@@ -113,8 +113,12 @@ final class Memtable {
       order[next[vnode(keys[i])]++] = i;
     }
     int[] scratch = new int[n];
+    long[] heads = new long[n];
+    for (int i = 0; i < n; i++) {
+      heads[i] = head(keys[i]);
+    }
     for (int v = 0; v < vnodeCount; v++) {
-      sortStable(order, scratch, starts[v], starts[v + 1]);
+      sortStable(order, scratch, heads, starts[v], starts[v + 1]);
     }
     byte[][] k = new byte[n][];
     byte[][] v = new byte[n][];
@@ -142,6 +146,23 @@ final class Memtable {
       }
       slots[i] = at + 1;
     }
+  }
+
+  /**
+   * The 8 key bytes after table id and vnode, big-endian, zero-padded: comparing heads unsigned
+   * orders keys whose heads differ as their bytes do (equal heads need the full comparison).
+   */
+  private static long head(byte[] stateKey) {
+    long h = 0;
+    for (int i = 6; i < 14; i++) {
+      h = (h << 8) | (i < stateKey.length ? stateKey[i] & 0xff : 0);
+    }
+    return h;
+  }
+
+  private int compare(long[] heads, int a, int b) {
+    int c = Long.compareUnsigned(heads[a], heads[b]);
+    return c != 0 ? c : Arrays.compareUnsigned(keys[a], keys[b]);
   }
 
   private static int vnode(byte[] stateKey) {
@@ -172,7 +193,7 @@ final class Memtable {
   }
 
   /** Stable merge sort of {@code order[from, to)} by key; runs already in order cost one comparison. */
-  private void sortStable(int[] order, int[] scratch, int from, int to) {
+  private void sortStable(int[] order, int[] scratch, long[] heads, int from, int to) {
     if (to - from < 2) {
       return;
     }
@@ -180,7 +201,7 @@ final class Memtable {
       for (int i = from + 1; i < to; i++) {
         int x = order[i];
         int j = i - 1;
-        while (j >= from && Arrays.compareUnsigned(keys[order[j]], keys[x]) > 0) {
+        while (j >= from && compare(heads, order[j], x) > 0) {
           order[j + 1] = order[j];
           j--;
         }
@@ -189,16 +210,16 @@ final class Memtable {
       return;
     }
     int mid = (from + to) >>> 1;
-    sortStable(order, scratch, from, mid);
-    sortStable(order, scratch, mid, to);
-    if (Arrays.compareUnsigned(keys[order[mid - 1]], keys[order[mid]]) <= 0) {
+    sortStable(order, scratch, heads, from, mid);
+    sortStable(order, scratch, heads, mid, to);
+    if (compare(heads, order[mid - 1], order[mid]) <= 0) {
       return;
     }
     System.arraycopy(order, from, scratch, from, to - from);
     int i = from;
     int j = mid;
     for (int o = from; o < to; o++) {
-      if (j >= to || (i < mid && Arrays.compareUnsigned(keys[scratch[i]], keys[scratch[j]]) <= 0)) {
+      if (j >= to || (i < mid && compare(heads, scratch[i], scratch[j]) <= 0)) {
         order[o] = scratch[i++];
       } else {
         order[o] = scratch[j++];

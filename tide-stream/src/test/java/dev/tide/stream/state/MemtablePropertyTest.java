@@ -27,7 +27,7 @@ class MemtablePropertyTest {
       int writes = rnd.nextInt(300);
       boolean readMidway = rnd.nextInt(3) == 0;
       for (int i = 0; i < writes; i++) {
-        byte[] key = new byte[6 + rnd.nextInt(3)];
+        byte[] key = new byte[6 + (rnd.nextBoolean() ? rnd.nextInt(3) : 7 + rnd.nextInt(3))];
         key[3] = 42; // table id
         key[5] = (byte) rnd.nextInt(vnodeCount);
         for (int b = 6; b < key.length; b++) {
