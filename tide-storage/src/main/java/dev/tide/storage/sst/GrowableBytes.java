@@ -15,6 +15,11 @@ final class GrowableBytes {
     return size;
   }
 
+  /** Empties the buffer, keeping its capacity. */
+  void reset() {
+    size = 0;
+  }
+
   /** The backing array; valid until the next append. */
   byte[] array() {
     return buf;
@@ -63,9 +68,5 @@ final class GrowableBytes {
     ensure(len);
     System.arraycopy(src, off, buf, size, len);
     size += len;
-  }
-
-  byte[] toByteArray() {
-    return Arrays.copyOf(buf, size);
   }
 }

@@ -28,13 +28,14 @@ public final class SstWriter {
 
   private final int blockTargetBytes;
   private final int bloomBitsPerKey;
-  private final GrowableBytes out = new GrowableBytes(2 * DEFAULT_BLOCK_TARGET_BYTES);
+  // The finished blocks, then the current block (reused for each block, then for index, bloom and footer).
+  private final PagedBytes file = new PagedBytes();
+  private final GrowableBytes block = new GrowableBytes(2 * DEFAULT_BLOCK_TARGET_BYTES);
 
   // Current block.
-  private int blockStart;
   private int blockEntries;
   private byte[] blockFirstKey;
-  private int lastKeyOffset; // in out, valid while blockEntries > 0
+  private int lastKeyOffset; // in block, valid while blockEntries > 0
   private int lastKeyLen;
 
   // Finished blocks.
@@ -94,7 +95,7 @@ public final class SstWriter {
     }
     if (count > 0) {
       int c = blockEntries > 0
-          ? Arrays.compareUnsigned(key, keyOff, keyOff + keyLen, out.array(), lastKeyOffset,
+          ? Arrays.compareUnsigned(key, keyOff, keyOff + keyLen, block.array(), lastKeyOffset,
               lastKeyOffset + lastKeyLen)
           : Arrays.compareUnsigned(key, keyOff, keyOff + keyLen, lastKeys.get(lastKeys.size() - 1),
               0, lastKeys.get(lastKeys.size() - 1).length);
@@ -113,15 +114,15 @@ public final class SstWriter {
     if (count == 0) {
       smallestKey = Arrays.copyOfRange(key, keyOff, keyOff + keyLen);
     }
-    out.putVarint(keyLen);
-    out.putVarint(valueLen);
-    out.putByte(tombstone ? SstFormat.KIND_DELETE : SstFormat.KIND_PUT);
-    out.putLong(epoch);
-    lastKeyOffset = out.size();
+    block.putVarint(keyLen);
+    block.putVarint(valueLen);
+    block.putByte(tombstone ? SstFormat.KIND_DELETE : SstFormat.KIND_PUT);
+    block.putLong(epoch);
+    lastKeyOffset = block.size();
     lastKeyLen = keyLen;
-    out.putBytes(key, keyOff, keyLen);
+    block.putBytes(key, keyOff, keyLen);
     if (valueLen > 0) {
-      out.putBytes(value, valueOff, valueLen);
+      block.putBytes(value, valueOff, valueLen);
     }
 
     if (count == hashes.length) {
@@ -141,23 +142,25 @@ public final class SstWriter {
         tableIds.add(table);
       }
     }
-    if (out.size() - blockStart >= blockTargetBytes) {
+    if (block.size() >= blockTargetBytes) {
       finishBlock();
     }
   }
 
   private byte[] lastKey() {
     if (blockEntries > 0) {
-      return Arrays.copyOfRange(out.array(), lastKeyOffset, lastKeyOffset + lastKeyLen);
+      return Arrays.copyOfRange(block.array(), lastKeyOffset, lastKeyOffset + lastKeyLen);
     }
     return lastKeys.get(lastKeys.size() - 1);
   }
 
   private void finishBlock() {
     byte[] lastKey = lastKey();
-    out.putInt(blockEntries);
-    int crc = SstFormat.crc32c(out.array(), blockStart, out.size() - blockStart);
-    out.putInt(crc);
+    block.putInt(blockEntries);
+    block.putInt(SstFormat.crc32c(block.array(), 0, block.size()));
+    if (file.size() + block.size() > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException("SST larger than 2 GiB; lower the target file size");
+    }
     int n = firstKeys.size();
     if (n == blockOffsets.length) {
       blockOffsets = Arrays.copyOf(blockOffsets, n * 2);
@@ -165,10 +168,11 @@ public final class SstWriter {
     }
     firstKeys.add(blockFirstKey);
     lastKeys.add(lastKey);
-    blockOffsets[n] = blockStart;
-    blockLengths[n] = out.size() - blockStart;
+    blockOffsets[n] = file.size();
+    blockLengths[n] = block.size();
     indexKeyBytes += blockFirstKey.length + lastKey.length;
-    blockStart = out.size();
+    file.append(block.array(), 0, block.size());
+    block.reset();
     blockEntries = 0;
   }
 
@@ -179,7 +183,7 @@ public final class SstWriter {
 
   /** Estimated size of the finished file in bytes. */
   public long estimatedFileBytes() {
-    return out.size() + indexKeyBytes + 24L * (firstKeys.size() + 1)
+    return file.size() + block.size() + indexKeyBytes + 24L * (firstKeys.size() + 1)
         + (long) count * bloomBitsPerKey / 8 + 64;
   }
 
@@ -204,7 +208,10 @@ public final class SstWriter {
     finished = true;
     byte[] largestKey = lastKeys.get(lastKeys.size() - 1);
 
-    long indexOffset = out.size();
+    // Index, bloom and footer go into the (empty) block buffer at file offset base.
+    GrowableBytes out = block;
+    long base = file.size();
+    long indexOffset = base;
     int blocks = firstKeys.size();
     out.putInt(blocks);
     for (int i = 0; i < blocks; i++) {
@@ -217,13 +224,14 @@ public final class SstWriter {
       out.putLong(blockOffsets[i]);
       out.putInt(blockLengths[i]);
     }
-    out.putInt(SstFormat.crc32c(out.array(), (int) indexOffset, out.size() - (int) indexOffset));
-    int indexLength = out.size() - (int) indexOffset;
+    out.putInt(SstFormat.crc32c(out.array(), 0, out.size()));
+    int indexLength = out.size();
 
-    long bloomOffset = out.size();
+    int bloomStart = out.size();
+    long bloomOffset = base + bloomStart;
     BloomFilter.write(hashes, count, bloomBitsPerKey, out);
-    out.putInt(SstFormat.crc32c(out.array(), (int) bloomOffset, out.size() - (int) bloomOffset));
-    int bloomLength = out.size() - (int) bloomOffset;
+    out.putInt(SstFormat.crc32c(out.array(), bloomStart, out.size() - bloomStart));
+    int bloomLength = out.size() - bloomStart;
 
     int footerStart = out.size();
     out.putLong(indexOffset);
@@ -235,7 +243,13 @@ public final class SstWriter {
     out.putInt(SstFormat.crc32c(out.array(), footerStart, out.size() - footerStart));
     out.putLong(SstFormat.MAGIC);
 
-    byte[] bytes = out.toByteArray();
+    long total = base + out.size();
+    if (total > Integer.MAX_VALUE - 8) {
+      throw new IllegalStateException("SST larger than 2 GiB; lower the target file size");
+    }
+    byte[] bytes = new byte[(int) total];
+    file.copyTo(bytes);
+    System.arraycopy(out.array(), 0, bytes, (int) base, out.size());
     SstInfo.Builder info = SstInfo.newBuilder()
         .setId(id)
         .setObjectPath(objectPath)

@@ -2,6 +2,9 @@ package dev.tide.stream.operator;
 
 import dev.tide.common.chunk.ChunkBuilder;
 import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.DoubleColumn;
+import dev.tide.common.chunk.IntColumn;
+import dev.tide.common.chunk.LongColumn;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
@@ -25,7 +28,9 @@ import java.util.Map;
  * group in their own table, so retracting the current extreme finds the next one.
  *
  * <p>Cache: groups touched since the last barrier live in memory; clean groups are evicted when the
- * cache exceeds its bound (state is in the store, so eviction is always safe).
+ * cache exceeds its bound (state is in the store, so eviction is always safe). Groups whose key
+ * columns are all integers (INT, BIGINT, TIMESTAMP) and not null are found by their long values,
+ * without boxing per row; other keys by their boxed values.
  */
 public final class HashAggOp implements Operator {
   private static final int MAX_CACHED_GROUPS = 200_000;
@@ -39,7 +44,10 @@ public final class HashAggOp implements Operator {
   private final HashAggNode node;
   private StateTable result;
   private StateTable[] minmax;
+  private final AggKind[] kinds;
   private final Map<List<Object>, Group> cache = new HashMap<>();
+  private final LongKeyMap<Group> longCache; // null unless every key column is an integer
+  private final long[] probe;
   private final List<Group> dirty = new ArrayList<>();
   private final ChunkBuilder builder;
 
@@ -65,6 +73,10 @@ public final class HashAggOp implements Operator {
     this.ctx = ctx;
     this.groupKeys = node.getGroupKeysList().stream().mapToInt(Integer::intValue).toArray();
     this.calls = node.getCallsList().toArray(new AggCall[0]);
+    this.kinds = new AggKind[calls.length];
+    for (int c = 0; c < calls.length; c++) {
+      kinds[c] = calls[c].getKind();
+    }
     this.groupTypes = new DataType[groupKeys.length];
     for (int i = 0; i < groupKeys.length; i++) {
       groupTypes[i] = inputTypes[groupKeys[i]];
@@ -82,16 +94,24 @@ public final class HashAggOp implements Operator {
       };
     }
     this.outTypes = out;
+    boolean integers = true;
+    for (DataType t : groupTypes) {
+      integers &= t == DataType.INT || t == DataType.BIGINT || t == DataType.TIMESTAMP;
+    }
+    this.longCache = integers ? new LongKeyMap<>(groupKeys.length) : null;
+    this.probe = new long[groupKeys.length];
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
   }
 
   @Override
   public void open() {
     result = ctx.table(node.getResultTableId());
+    result.filterKeys(0);
     minmax = new StateTable[calls.length];
     for (int c = 0; c < calls.length; c++) {
       if (isMinMax(calls[c])) {
         minmax[c] = ctx.table(calls[c].getMinmaxTableId());
+        minmax[c].filterKeys(groupKeys.length);
       }
     }
   }
@@ -105,17 +125,17 @@ public final class HashAggOp implements Operator {
     int n = chunk.size();
     Column[] args = new Column[calls.length];
     for (int c = 0; c < calls.length; c++) {
-      args[c] = calls[c].getKind() == AggKind.COUNT_STAR ? null : chunk.column(calls[c].getArg());
+      args[c] = kinds[c] == AggKind.COUNT_STAR ? null : chunk.column(calls[c].getArg());
+    }
+    Column[] keyColumns = new Column[groupKeys.length];
+    for (int k = 0; k < keyColumns.length; k++) {
+      keyColumns[k] = chunk.column(groupKeys[k]);
     }
     for (int i = 0; i < n; i++) {
       if (!chunk.visible(i)) {
         continue;
       }
-      Object[] key = new Object[groupKeys.length];
-      for (int k = 0; k < key.length; k++) {
-        key[k] = normalizeZero(chunk.column(groupKeys[k]).get(i));
-      }
-      Group g = group(key);
+      Group g = group(keyColumns, i);
       int sign = Op.sign(chunk.op(i));
       g.rowCount += sign;
       for (int c = 0; c < calls.length; c++) {
@@ -129,7 +149,7 @@ public final class HashAggOp implements Operator {
   }
 
   private void apply(Group g, int c, Column arg, int row, int sign) {
-    AggKind kind = calls[c].getKind();
+    AggKind kind = kinds[c];
     if (kind == AggKind.COUNT_STAR) {
       g.counts[c] += sign;
       return;
@@ -141,11 +161,12 @@ public final class HashAggOp implements Operator {
       case COUNT -> g.counts[c] += sign;
       case SUM, AVG -> {
         g.counts[c] += sign;
-        Object v = arg.get(row);
-        if (argTypes[c] == DataType.DOUBLE) {
-          g.doubleSums[c] += sign * (Double) v;
+        if (arg instanceof DoubleColumn d) {
+          g.doubleSums[c] += sign * d.getDouble(row);
+        } else if (arg instanceof LongColumn l) {
+          g.longSums[c] += sign * l.getLong(row);
         } else {
-          g.longSums[c] += sign * ((Number) v).longValue();
+          g.longSums[c] += sign * ((IntColumn) arg).getInt(row);
         }
       }
       default -> {
@@ -183,13 +204,76 @@ public final class HashAggOp implements Operator {
     return kind == AggKind.MIN ? cmp < 0 : cmp > 0;
   }
 
-  private Group group(Object[] key) {
-    List<Object> k = Arrays.asList(key);
-    Group g = cache.get(k);
-    if (g != null) {
+  /** The group of row {@code row}, from the cache or else loaded. */
+  private Group group(Column[] keyColumns, int row) {
+    if (longCache != null && probeOf(keyColumns, row)) {
+      Group g = longCache.get(probe);
+      if (g == null) {
+        g = load(boxedKey(keyColumns, row));
+        longCache.put(probe, g);
+      }
       return g;
     }
-    g = new Group(key);
+    Object[] key = boxedKey(keyColumns, row);
+    List<Object> k = Arrays.asList(key);
+    Group g = cache.get(k);
+    if (g == null) {
+      g = load(key);
+      cache.put(k, g);
+    }
+    return g;
+  }
+
+  private static Object[] boxedKey(Column[] keyColumns, int row) {
+    Object[] key = new Object[keyColumns.length];
+    for (int k = 0; k < key.length; k++) {
+      key[k] = normalizeZero(keyColumns[k].get(row));
+    }
+    return key;
+  }
+
+  /** Fills {@link #probe} with the integer key of the row; false if a key column is null. */
+  private boolean probeOf(Column[] keyColumns, int row) {
+    for (int k = 0; k < keyColumns.length; k++) {
+      Column c = keyColumns[k];
+      if (c.isNull(row)) {
+        return false;
+      }
+      probe[k] = c instanceof LongColumn l ? l.getLong(row) : ((IntColumn) c).getInt(row);
+    }
+    return true;
+  }
+
+  /** Drops a group from the cache. */
+  private void forget(Group g) {
+    if (longCache != null) {
+      boolean integers = true;
+      for (int k = 0; k < g.key.length && integers; k++) {
+        integers = g.key[k] != null;
+        probe[k] = integers ? ((Number) g.key[k]).longValue() : 0;
+      }
+      if (integers) {
+        longCache.remove(probe);
+        return;
+      }
+    }
+    cache.remove(Arrays.asList(g.key));
+  }
+
+  private int cachedGroups() {
+    return cache.size() + (longCache == null ? 0 : longCache.size());
+  }
+
+  private void clearCache() {
+    cache.clear();
+    if (longCache != null) {
+      longCache.clear();
+    }
+  }
+
+  /** A group not in the cache: its state row, or a new group. */
+  private Group load(Object[] key) {
+    Group g = new Group(key);
     Object[] state = result.get(key);
     if (state != null) {
       int p = key.length;
@@ -211,7 +295,6 @@ public final class HashAggOp implements Operator {
       }
       g.lastOutput = output(g);
     }
-    cache.put(k, g);
     return g;
   }
 
@@ -266,7 +349,7 @@ public final class HashAggOp implements Operator {
           emit(out, Op.DELETE, g.lastOutput);
         }
         result.deleteByPk(g.key);
-        cache.remove(Arrays.asList(g.key));
+        forget(g);
         continue;
       }
       Object[] now = output(g);
@@ -290,8 +373,8 @@ public final class HashAggOp implements Operator {
         t.commit(barrier.prevEpoch());
       }
     }
-    if (cache.size() > MAX_CACHED_GROUPS) {
-      cache.clear();
+    if (cachedGroups() > MAX_CACHED_GROUPS) {
+      clearCache();
     }
   }
 
@@ -304,7 +387,7 @@ public final class HashAggOp implements Operator {
       }
     }
     if (!vnodes.isSubsetOf(old)) {
-      cache.clear(); // entries of regained vnodes may be stale: another actor owned them meanwhile
+      clearCache(); // entries of regained vnodes may be stale: another actor owned them meanwhile
     }
   }
 

@@ -22,7 +22,8 @@ import java.util.Map;
  * Null keys never match and are not stored.
  *
  * <p>Cache: per side, join key → rows, filled on first lookup and kept in step with writes; cleared
- * when it grows past its bound.
+ * when it grows past its bound. The state tables' key filter answers lookups of join keys without
+ * rows (the common case of a new key) without a store read.
  */
 public final class HashJoinOp implements Operator {
   private static final int MAX_CACHED_KEYS = 100_000;
@@ -32,7 +33,7 @@ public final class HashJoinOp implements Operator {
   private final int[] tableIds = new int[2];
   private final ActorContext ctx;
   private final StateTable[] tables = new StateTable[2];
-  private final List<Map<List<Object>, List<Object[]>>> caches = List.of(new HashMap<>(), new HashMap<>());
+  private final List<Map<List<Object>, KeyRows>> caches = List.of(new HashMap<>(), new HashMap<>());
   private final ChunkBuilder builder;
   private final int leftWidth;
 
@@ -57,8 +58,67 @@ public final class HashJoinOp implements Operator {
 
   @Override
   public void open() {
-    tables[0] = ctx.table(tableIds[0]);
-    tables[1] = ctx.table(tableIds[1]);
+    for (int s = 0; s < 2; s++) {
+      tables[s] = ctx.table(tableIds[s]);
+      tables[s].filterKeys(Math.min(keys[s].length, tables[s].pkColumns()));
+    }
+  }
+
+  /** One join key's rows of one side; a row is found by its pk in constant time once there are many. */
+  private static final class KeyRows {
+    private static final int INDEX_FROM = 8;
+
+    final List<Object[]> rows;
+    private Map<List<Object>, Integer> positions; // pk -> index in rows, once rows outgrow a linear search
+
+    KeyRows(List<Object[]> rows, StateTable table) {
+      this.rows = rows;
+      indexIfLarge(table);
+    }
+
+    private void indexIfLarge(StateTable table) {
+      if (positions == null && rows.size() > INDEX_FROM) {
+        positions = new HashMap<>();
+        for (int i = 0; i < rows.size(); i++) {
+          positions.put(Arrays.asList(table.pkOf(rows.get(i))), i);
+        }
+      }
+    }
+
+    void add(Object[] row, StateTable table) {
+      rows.add(row);
+      if (positions != null) {
+        positions.put(Arrays.asList(table.pkOf(row)), rows.size() - 1);
+      } else {
+        indexIfLarge(table);
+      }
+    }
+
+    /** Removes the row with {@code row}'s pk (the last row moves into its place). */
+    void remove(Object[] row, StateTable table) {
+      int at;
+      if (positions == null) {
+        at = -1;
+        for (int i = 0; i < rows.size() && at < 0; i++) {
+          if (Arrays.equals(rows.get(i), row)) {
+            at = i;
+          }
+        }
+      } else {
+        Integer p = positions.remove(Arrays.asList(table.pkOf(row)));
+        at = p == null ? -1 : p;
+      }
+      if (at < 0) {
+        return;
+      }
+      Object[] last = rows.remove(rows.size() - 1);
+      if (at < rows.size()) {
+        rows.set(at, last);
+        if (positions != null) {
+          positions.put(Arrays.asList(table.pkOf(last)), at);
+        }
+      }
+    }
   }
 
   @Override
@@ -80,19 +140,19 @@ public final class HashJoinOp implements Operator {
       }
       byte op = Op.normalize(chunk.op(i));
       boolean insert = Op.isInsert(op);
-      List<Object[]> own = cached(side, key);
+      KeyRows own = cached(side, key);
       if (insert) {
         tables[side].put(row);
         if (own != null) {
-          own.add(row);
+          own.add(row, tables[side]);
         }
       } else {
         tables[side].delete(row);
         if (own != null) {
-          removeRow(own, row);
+          own.remove(row, tables[side]);
         }
       }
-      for (Object[] match : rows(other, key)) {
+      for (Object[] match : rows(other, key).rows) {
         Object[] l = side == 0 ? row : match;
         Object[] r = side == 0 ? match : row;
         Object[] joined = Arrays.copyOf(l, leftWidth + r.length);
@@ -109,33 +169,24 @@ public final class HashJoinOp implements Operator {
     }
   }
 
-  private static void removeRow(List<Object[]> rows, Object[] row) {
-    for (int i = 0; i < rows.size(); i++) {
-      if (Arrays.equals(rows.get(i), row)) {
-        rows.remove(i);
-        return;
-      }
-    }
-  }
-
   /** Join keys compare across INT and BIGINT (integers widen to Long), and -0.0 equals 0.0. */
   private static Object normalize(Object v) {
     return v instanceof Integer i ? (Object) i.longValue() : HashAggOp.normalizeZero(v);
   }
 
-  private List<Object[]> cached(int side, Object[] key) {
+  private KeyRows cached(int side, Object[] key) {
     return caches.get(side).get(Arrays.asList(key));
   }
 
-  private List<Object[]> rows(int side, Object[] key) {
+  private KeyRows rows(int side, Object[] key) {
     List<Object> k = Arrays.asList(key);
-    List<Object[]> rows = caches.get(side).get(k);
+    KeyRows rows = caches.get(side).get(k);
     if (rows == null) {
       Object[] prefix = new Object[key.length];
       for (int i = 0; i < key.length; i++) {
         prefix[i] = keyTypes[side][i] == DataType.INT ? (Object) ((Long) key[i]).intValue() : key[i];
       }
-      rows = new ArrayList<>(tables[side].scanPrefix(prefix));
+      rows = new KeyRows(new ArrayList<>(tables[side].scanPrefix(prefix)), tables[side]);
       caches.get(side).put(k, rows);
     }
     return rows;
@@ -154,7 +205,7 @@ public final class HashJoinOp implements Operator {
   public void onBarrier(Barrier barrier, Emitter out) {
     tables[0].commit(barrier.prevEpoch());
     tables[1].commit(barrier.prevEpoch());
-    for (Map<List<Object>, List<Object[]>> c : caches) {
+    for (Map<List<Object>, KeyRows> c : caches) {
       if (c.size() > MAX_CACHED_KEYS) {
         c.clear();
       }

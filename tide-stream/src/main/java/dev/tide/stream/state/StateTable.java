@@ -9,7 +9,6 @@ import dev.tide.proto.plan.TableCatalog;
 import dev.tide.storage.CloseableIterator;
 import dev.tide.storage.KeyValue;
 import dev.tide.storage.StateStore;
-import dev.tide.storage.SortedWriteBatch;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.stream.plan.Types;
 import java.util.ArrayList;
@@ -20,19 +19,36 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.NoSuchElementException;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * An actor's view of one state table: rows keyed {@code table_id | vnode | memcomparable(pk)} with
  * {@code vnode = hash(dist key columns)}, restricted to the vnodes the actor owns. Writes of the
- * current epoch stay in a local memtable and go to the node's {@link StateStore} at the barrier
- * ({@link #commit}); reads merge the memtable over the store.
+ * current epoch stay in a local {@link Memtable} and go to the node's {@link StateStore} at the
+ * barrier ({@link #commit}); reads merge the memtable over the store.
+ *
+ * <h2>Key filter</h2>
+ *
+ * Operators that look up keys that mostly do not exist (a new group, a join key without matches)
+ * turn on the key filter ({@link #filterKeys}) before their first write. The table then keeps a
+ * fingerprint of every key it writes (and of its first {@code prefixColumns} pk columns), and
+ * checks each owned vnode once, at its first access: if the store holds nothing of the vnode, every
+ * row of it is written through this table, so a key without a fingerprint does not exist and its
+ * read skips the memtable and the store. First access is after the actor's first barrier waited
+ * for the epoch before it to commit ({@code waitCommitted}), so the check sees every row earlier
+ * owners wrote. Vnodes gained by {@link #updateVnodes} are checked again; when the fingerprints
+ * reach {@link #MAX_FINGERPRINTS} the filter turns off (reads go to the store, as without it).
  *
  * <p>Invariant: the actor only reads and writes vnodes in its bitmap; a write elsewhere is a bug
  * and throws. Thread-safety: confined to the actor thread.
  */
 public final class StateTable {
-  private static final byte[] TOMBSTONE = new byte[0];
+  /** Fingerprints one table keeps at most (4 bytes each, at most half the slots used). */
+  static final int MAX_FINGERPRINTS = 1 << 22;
+
+  private static final byte UNCHECKED = 0;
+  private static final byte FRESH = 1;
+  private static final byte STALE = 2;
+  private static final byte[] TOMBSTONE = Memtable.TOMBSTONE;
 
   private final int tableId;
   private final DataType[] types;
@@ -44,8 +60,16 @@ public final class StateTable {
   private final StateStore store;
   private final VnodeHasher hasher = new VnodeHasher();
   private final KeyEncoder enc = new KeyEncoder();
-  private final TreeMap<byte[], byte[]> memtable = new TreeMap<>(Arrays::compareUnsigned);
+  private final Memtable memtable;
   private VnodeBitmap vnodes;
+
+  // Key filter: null fingerprints = off. vnodeState is indexed by vnode.
+  private KeyFingerprints written;
+  private byte[] vnodeState;
+  private int filterPrefixColumns;
+  // Set by encodeKey: the key's vnode and the length of its first filterPrefixColumns pk columns.
+  private int keyVnode;
+  private int keyPrefixLength;
 
   public StateTable(TableCatalog table, StateStore store, VnodeBitmap vnodes, int vnodeCount) {
     this.tableId = table.getTableId();
@@ -64,6 +88,7 @@ public final class StateTable {
       }
     }
     this.vnodeCount = distKey.length == 0 ? 1 : vnodeCount;
+    this.memtable = new Memtable(this.vnodeCount);
     this.store = store;
     this.vnodes = vnodes;
   }
@@ -89,10 +114,39 @@ public final class StateTable {
     return vnodes;
   }
 
+  /** Number of primary key columns. */
+  public int pkColumns() {
+    return pk.length;
+  }
+
+  /**
+   * Turns on the key filter (see the class doc) for full keys and for prefixes of
+   * {@code prefixColumns} pk columns (0 for none); call before the first write.
+   */
+  public void filterKeys(int prefixColumns) {
+    if (prefixColumns < 0 || prefixColumns > pk.length) {
+      throw new IllegalArgumentException("table " + tableId + ": key filter prefix of " + prefixColumns
+          + " columns must be in 0.." + pk.length + " (the pk's columns)");
+    }
+    if (!memtable.isEmpty() || written != null) {
+      throw new IllegalStateException("table " + tableId + ": the key filter must be turned on once, before the first write");
+    }
+    written = new KeyFingerprints(MAX_FINGERPRINTS);
+    vnodeState = new byte[vnodeCount];
+    filterPrefixColumns = prefixColumns;
+  }
+
   /** Changes the owned vnodes (a reschedule); the memtable must be empty (call at a barrier, after commit). */
   public void updateVnodes(VnodeBitmap newVnodes) {
     if (!memtable.isEmpty()) {
       throw new IllegalStateException("table " + tableId + ": vnodes changed with uncommitted writes");
+    }
+    if (vnodeState != null) {
+      for (int v = 0; v < vnodeCount; v++) {
+        if (vnodeCount == 1 || !vnodes.contains(v)) {
+          vnodeState[v] = UNCHECKED; // gained (or lost): another actor may have written it meanwhile
+        }
+      }
     }
     this.vnodes = newVnodes;
   }
@@ -114,11 +168,54 @@ public final class StateTable {
   }
 
   private byte[] encodeKey(Object[] pkValues, int count) {
-    enc.startStateKey(tableId, vnodeOfPk(pkValues));
+    keyVnode = vnodeOfPk(pkValues);
+    enc.startStateKey(tableId, keyVnode);
+    keyPrefixLength = enc.length();
     for (int i = 0; i < count; i++) {
       enc.put(pkTypes[i], pkValues[i]);
+      if (i + 1 == filterPrefixColumns) {
+        keyPrefixLength = enc.length();
+      }
     }
     return enc.toByteArray();
+  }
+
+  /**
+   * Whether the key filter proves that no key of vnode {@code vnode} starts with {@code key[0, len)}
+   * (a whole key, or a prefix of {@link #filterPrefixColumns} columns).
+   */
+  private boolean provenAbsent(int vnode, byte[] key, int len) {
+    return written != null && fresh(vnode) && !written.mightContain(key, len);
+  }
+
+  /** Whether the store held nothing of {@code vnode} when this table first touched it. */
+  private boolean fresh(int vnode) {
+    byte s = vnodeState[vnode];
+    if (s == UNCHECKED) {
+      byte[] from = new KeyEncoder().startStateKey(tableId, vnode).toByteArray();
+      byte[] to = new KeyEncoder().startStateKey(tableId, vnode + 1).toByteArray();
+      try (CloseableIterator<KeyValue> it = store.scan(from, to)) {
+        s = it.hasNext() ? STALE : FRESH;
+      }
+      vnodeState[vnode] = s;
+    }
+    return s == FRESH;
+  }
+
+  /** Records a write of the key just encoded (in {@link #enc}) with the key filter. */
+  private void recordWrite(byte[] key) {
+    if (written == null) {
+      return;
+    }
+    fresh(keyVnode); // the first touch of a vnode checks the store before its rows land there
+    boolean added = written.add(key, key.length);
+    if (added && filterPrefixColumns > 0 && filterPrefixColumns < pk.length) {
+      added = written.add(key, keyPrefixLength);
+    }
+    if (!added) {
+      written = null; // full: from now on reads go to the store
+      vnodeState = null;
+    }
   }
 
   /** The pk values of a full row. */
@@ -133,6 +230,9 @@ public final class StateTable {
   /** The row stored under these pk values, or null. */
   public Object[] get(Object[] pkValues) {
     byte[] key = encodeKey(pkValues, pk.length);
+    if (provenAbsent(keyVnode, key, key.length)) {
+      return null;
+    }
     byte[] v = memtable.get(key);
     if (v == null) {
       Optional<byte[]> stored = store.get(key);
@@ -143,7 +243,9 @@ public final class StateTable {
 
   /** Inserts or overwrites the row under its pk. */
   public void put(Object[] row) {
-    memtable.put(encodeKey(pkOf(row), pk.length), ValueCodec.encode(types, row));
+    byte[] key = encodeKey(pkOf(row), pk.length);
+    recordWrite(key);
+    memtable.put(key, ValueCodec.encode(types, row));
   }
 
   public void delete(Object[] row) {
@@ -154,26 +256,43 @@ public final class StateTable {
     memtable.put(encodeKey(pkValues, pk.length), TOMBSTONE);
   }
 
+  /** The encoded start of the rows under {@code prefix}, or null if the key filter proves there are none. */
+  private byte[] prefixStart(Object[] prefix) {
+    byte[] from = encodeKey(Arrays.copyOf(prefix, pk.length), prefix.length);
+    boolean filtered = prefix.length == pk.length || (filterPrefixColumns > 0 && prefix.length == filterPrefixColumns);
+    return filtered && provenAbsent(keyVnode, from, from.length) ? null : from;
+  }
+
   /**
    * Rows whose pk starts with {@code prefix} (which must include every dist key column), ascending.
    * The iterator reads a snapshot of the memtable; do not write the table while iterating.
    */
   public List<Object[]> scanPrefix(Object[] prefix) {
-    byte[] from = encodeKey(Arrays.copyOf(prefix, pk.length), prefix.length);
-    byte[] to = prefixEnd(from);
     List<Object[]> out = new ArrayList<>();
-    NavigableMap<byte[], byte[]> mem = to == null ? memtable.tailMap(from, true) : memtable.subMap(from, true, to, false);
+    byte[] from = prefixStart(prefix);
+    if (from == null) {
+      return out;
+    }
+    byte[] to = prefixEnd(from);
+    NavigableMap<byte[], byte[]> mem = memRange(from, to);
     try (CloseableIterator<KeyValue> it = store.scan(from, to)) {
       mergeInto(mem.entrySet().iterator(), it, out);
     }
     return out;
   }
 
+  private NavigableMap<byte[], byte[]> memRange(byte[] from, byte[] to) {
+    return memtable.range(from, to);
+  }
+
   /** The greatest row under the prefix, or null. */
   public Object[] lastInPrefix(Object[] prefix) {
-    byte[] from = encodeKey(Arrays.copyOf(prefix, pk.length), prefix.length);
+    byte[] from = prefixStart(prefix);
+    if (from == null) {
+      return null;
+    }
     byte[] to = prefixEnd(from);
-    NavigableMap<byte[], byte[]> mem = to == null ? memtable.tailMap(from, true) : memtable.subMap(from, true, to, false);
+    NavigableMap<byte[], byte[]> mem = memRange(from, to);
     // Walk down from the top: the newest of memtable/store at each key decides.
     byte[] upper = to;
     while (true) {
@@ -199,9 +318,12 @@ public final class StateTable {
   /** The smallest row under the prefix, or null. */
   public Object[] firstInPrefix(Object[] prefix) {
     List<Object[]> rows = new ArrayList<>(1);
-    byte[] from = encodeKey(Arrays.copyOf(prefix, pk.length), prefix.length);
+    byte[] from = prefixStart(prefix);
+    if (from == null) {
+      return null;
+    }
     byte[] to = prefixEnd(from);
-    NavigableMap<byte[], byte[]> mem = to == null ? memtable.tailMap(from, true) : memtable.subMap(from, true, to, false);
+    NavigableMap<byte[], byte[]> mem = memRange(from, to);
     try (CloseableIterator<KeyValue> it = store.scan(from, to)) {
       Iterator<Map.Entry<byte[], byte[]>> mi = mem.entrySet().iterator();
       mergeFirst(mi, it, rows);
@@ -285,16 +407,7 @@ public final class StateTable {
     if (memtable.isEmpty()) {
       return;
     }
-    byte[][] keys = new byte[memtable.size()][];
-    byte[][] values = new byte[keys.length][];
-    int i = 0;
-    for (Map.Entry<byte[], byte[]> e : memtable.entrySet()) {
-      keys[i] = e.getKey();
-      values[i] = e.getValue() == TOMBSTONE ? null : e.getValue();
-      i++;
-    }
-    memtable.clear();
-    store.ingest(epoch, SortedWriteBatch.ofSorted(keys, values));
+    store.ingest(epoch, memtable.drain());
   }
 
   // ---- the column path: rows of a chunk whose columns are the table's columns, without boxing ----
@@ -314,16 +427,23 @@ public final class StateTable {
       throw new IllegalStateException("table " + tableId + ": row " + Arrays.toString(chunk.row(row)) + " is in vnode " + vnode
           + ", which this actor does not own (" + vnodes + ")");
     }
+    keyVnode = vnode;
     enc.startStateKey(tableId, vnode);
-    for (int p : pk) {
-      enc.put(chunk.column(p), row);
+    keyPrefixLength = enc.length();
+    for (int i = 0; i < pk.length; i++) {
+      enc.put(chunk.column(pk[i]), row);
+      if (i + 1 == filterPrefixColumns) {
+        keyPrefixLength = enc.length();
+      }
     }
     return enc.toByteArray();
   }
 
   /** Upserts row {@code row} of the chunk (in vnode {@code vnode}). */
   public void put(StreamChunk chunk, int row, int vnode) {
-    memtable.put(encodeKey(chunk, row, vnode), ValueCodec.encode(chunk.columns(), row));
+    byte[] key = encodeKey(chunk, row, vnode);
+    recordWrite(key);
+    memtable.put(key, ValueCodec.encode(chunk.columns(), row));
   }
 
   /** Deletes the row with row {@code row}'s primary key. */

@@ -50,9 +50,54 @@ class StateTablePropertyTest {
     Random rnd = new Random(seed);
     StateTable t = new StateTable(TABLE, store(), VnodeBitmap.full(256), 256);
     TreeMap<List<Object>, Object[]> model = new TreeMap<>(PK_ORDER);
-    long epoch = 1;
+    run(t, model, rnd, seed, 4, new long[] {1});
+  }
+
+  /**
+   * A table with the key filter over a store that already holds rows of some vnodes (written by an
+   * earlier owner, with or without the filter): reads still match the model.
+   */
+  @Property(tries = 200)
+  void keyFilterSkipsOnlyKeysThatDoNotExist(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    StateStore store = store();
+    TreeMap<List<Object>, Object[]> model = new TreeMap<>(PK_ORDER);
+    long[] epoch = {1};
+    StateTable first = new StateTable(TABLE, store, VnodeBitmap.full(256), 256);
+    if (rnd.nextBoolean()) {
+      first.filterKeys(rnd.nextInt(3));
+    }
+    run(first, model, rnd, seed, 3, epoch);
+    first.commit(epoch[0]++);
+    StateTable second = new StateTable(TABLE, store, VnodeBitmap.full(256), 256);
+    second.filterKeys(rnd.nextInt(3));
+    run(second, model, rnd, seed, 8, epoch);
+  }
+
+  @Example
+  void keyFilterChecksARegainedVnodeAgain() {
+    StateStore store = store();
+    int vnode = new VnodeHasher().vnode(new Object[] {5L}, 256);
+    VnodeBitmap all = VnodeBitmap.full(256);
+    VnodeBitmap others = all.andNot(VnodeBitmap.of(256, vnode));
+    StateTable t = new StateTable(TABLE, store, all, 256);
+    t.filterKeys(1);
+    assertThat(t.get(new Object[] {5L, "a"})).isNull(); // vnode checked: empty
+    t.updateVnodes(others);
+    StateTable owner = new StateTable(TABLE, store, VnodeBitmap.of(256, vnode), 256);
+    owner.filterKeys(1);
+    owner.put(new Object[] {5L, "a", 1.0});
+    owner.commit(1);
+    t.updateVnodes(all);
+    assertThat(t.get(new Object[] {5L, "a"})).containsExactly(5L, "a", 1.0);
+    assertThat(t.scanPrefix(new Object[] {5L})).hasSize(1);
+  }
+
+  /** Random writes, barriers and reads of keys {@code k in [-1, keys - 1)} on {@code t}, checked against {@code model}. */
+  private static void run(StateTable t, TreeMap<List<Object>, Object[]> model, Random rnd, long seed, int keys, long[] epochs) {
+    long epoch = epochs[0];
     for (int step = 0; step < 200; step++) {
-      long k = rnd.nextInt(4) - 1;
+      long k = rnd.nextInt(keys) - 1;
       String s = STRINGS[rnd.nextInt(STRINGS.length)];
       List<Object> pk = List.of(k, s);
       String where = "seed " + seed + " step " + step;
@@ -81,6 +126,7 @@ class StateTablePropertyTest {
         }
       }
     }
+    epochs[0] = epoch;
   }
 
   @Example

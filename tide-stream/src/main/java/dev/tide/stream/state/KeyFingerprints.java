@@ -1,0 +1,108 @@
+package dev.tide.stream.state;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * A set of 32-bit fingerprints of byte strings (open addressing): {@link #mightContain} is never
+ * false for a string added, and true for a string never added about once in {@code 2^32 / size}.
+ * It holds at most {@code maxSize} fingerprints; {@link #add} refuses more.
+ *
+ * <p>Thread-safety: confined to one thread.
+ */
+final class KeyFingerprints {
+  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long M = 0xc6a4a7935bd1e995L;
+
+  private final int maxSize;
+  private int[] slots = new int[1024]; // 0 = empty; fingerprints are never 0
+  private int size;
+
+  KeyFingerprints(int maxSize) {
+    this.maxSize = maxSize;
+  }
+
+  int size() {
+    return size;
+  }
+
+  /** Adds the fingerprint of {@code a[0, len)}; false (and nothing added) if the set is full. */
+  boolean add(byte[] a, int len) {
+    int f = fingerprint(a, len);
+    int mask = slots.length - 1;
+    for (int i = f & mask; ; i = (i + 1) & mask) {
+      int s = slots[i];
+      if (s == f) {
+        return true;
+      }
+      if (s == 0) {
+        if (size == maxSize) {
+          return false;
+        }
+        slots[i] = f;
+        if (++size * 2 > slots.length) {
+          grow();
+        }
+        return true;
+      }
+    }
+  }
+
+  boolean mightContain(byte[] a, int len) {
+    int f = fingerprint(a, len);
+    int mask = slots.length - 1;
+    for (int i = f & mask; ; i = (i + 1) & mask) {
+      int s = slots[i];
+      if (s == f) {
+        return true;
+      }
+      if (s == 0) {
+        return false;
+      }
+    }
+  }
+
+  private void grow() {
+    int[] old = slots;
+    slots = new int[old.length * 2];
+    int mask = slots.length - 1;
+    for (int f : old) {
+      if (f != 0) {
+        int i = f & mask;
+        while (slots[i] != 0) {
+          i = (i + 1) & mask;
+        }
+        slots[i] = f;
+      }
+    }
+  }
+
+  /** MurmurHash64A of {@code a[0, len)} folded to a non-zero int. */
+  static int fingerprint(byte[] a, int len) {
+    long h = len * M;
+    int end = len & ~7;
+    for (int i = 0; i < end; i += 8) {
+      long k = (long) LONG_LE.get(a, i);
+      k *= M;
+      k ^= k >>> 47;
+      k *= M;
+      h ^= k;
+      h *= M;
+    }
+    int rem = len & 7;
+    if (rem != 0) {
+      long t = 0;
+      for (int i = rem - 1; i >= 0; i--) {
+        t = (t << 8) | (a[end + i] & 0xffL);
+      }
+      h ^= t;
+      h *= M;
+    }
+    h ^= h >>> 47;
+    h *= M;
+    h ^= h >>> 47;
+    int f = (int) (h ^ (h >>> 32));
+    return f == 0 ? 1 : f;
+  }
+}

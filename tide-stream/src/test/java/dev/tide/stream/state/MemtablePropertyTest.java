@@ -1,0 +1,60 @@
+package dev.tide.stream.state;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tide.storage.SortedWriteBatch;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+
+/**
+ * The memtable against a sorted-map model over state keys of a few vnodes: the last write of a key
+ * wins, in log and in sorted mode.
+ */
+class MemtablePropertyTest {
+  @Property(tries = 300)
+  void drainsTheLastWriteOfEveryKeyInKeyOrder(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    int vnodeCount = 1 + rnd.nextInt(4);
+    Memtable m = new Memtable(vnodeCount);
+    for (int round = 0; round < 3; round++) {
+      TreeMap<byte[], byte[]> model = new TreeMap<>(Arrays::compareUnsigned);
+      int writes = rnd.nextInt(300);
+      boolean readMidway = rnd.nextInt(3) == 0;
+      for (int i = 0; i < writes; i++) {
+        byte[] key = new byte[6 + (rnd.nextBoolean() ? rnd.nextInt(3) : 7 + rnd.nextInt(3))];
+        key[3] = 42; // table id
+        key[5] = (byte) rnd.nextInt(vnodeCount);
+        for (int b = 6; b < key.length; b++) {
+          key[b] = (byte) (rnd.nextInt(4) * 85);
+        }
+        byte[] value = rnd.nextInt(4) == 0 ? Memtable.TOMBSTONE : new byte[] {(byte) i};
+        m.put(key, value);
+        model.put(key, value);
+        if (readMidway && rnd.nextInt(10) == 0) {
+          assertThat(m.range(new byte[0], null)).as("seed " + seed + " step " + i).hasSameSizeAs(model);
+          assertThat(m.range(new byte[0], null).keySet()).containsExactlyElementsOf(model.keySet());
+          assertThat(new ArrayList<>(m.range(new byte[0], null).values())).containsExactlyElementsOf(model.values());
+        }
+        byte[] probe = model.firstKey();
+        assertThat(m.get(probe)).isSameAs(model.get(probe));
+      }
+      SortedWriteBatch batch = m.drain();
+      List<String> expected = new ArrayList<>();
+      for (Map.Entry<byte[], byte[]> e : model.entrySet()) {
+        expected.add(Arrays.toString(e.getKey()) + "=" + (e.getValue() == Memtable.TOMBSTONE ? "delete" : Arrays.toString(e.getValue())));
+      }
+      List<String> actual = new ArrayList<>();
+      for (int i = 0; i < batch.size(); i++) {
+        actual.add(Arrays.toString(batch.key(i)) + "=" + (batch.isTombstone(i) ? "delete" : Arrays.toString(batch.value(i))));
+      }
+      assertThat(actual).as("seed " + seed + " round " + round).isEqualTo(expected);
+      assertThat(m.isEmpty()).isTrue();
+    }
+  }
+}
