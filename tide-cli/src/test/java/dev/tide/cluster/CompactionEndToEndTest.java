@@ -58,7 +58,8 @@ class CompactionEndToEndTest {
             && CompactionPlanner.l0Stats(v).values().stream().allMatch(s -> s.files() < L0_TRIGGER);
       });
       StoreVersion end = cluster.meta().committedVersion();
-      assertThat(end.getL0().getSstsCount()).isLessThan(maxL0[0]);
+      // Not "L0 shrank": with a fast job the sources may finish before L0 ever peaks above the end state.
+      assertThat(CompactionPlanner.l0Stats(end).values()).allMatch(l0 -> l0.files() < L0_TRIGGER);
       assertThat(end.getLevelsCount()).isGreaterThan(0);
       assertThat(end.getLevels(0).getSstsList()).isNotEmpty().allMatch(s -> s.getTableIdsCount() == 1);
 
