@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /** 64-bit MurmurHash64A of byte slices; stable across runs and versions (it is stored in SSTs). */
-final class Hashing {
+public final class Hashing {
   private static final VarHandle LONG_LE =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final long M = 0xc6a4a7935bd1e995L;
@@ -14,11 +14,11 @@ final class Hashing {
 
   private Hashing() {}
 
-  static long hash(byte[] a) {
+  public static long hash(byte[] a) {
     return hash(a, 0, a.length);
   }
 
-  static long hash(byte[] a, int off, int len) {
+  public static long hash(byte[] a, int off, int len) {
     long h = SEED ^ (len * M);
     int end = off + (len & ~7);
     for (int i = off; i < end; i += 8) {

@@ -1,8 +1,6 @@
 package dev.tide.stream.state;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
+import dev.tide.storage.sst.Hashing;
 
 /**
  * A set of 32-bit fingerprints of byte strings (open addressing): {@link #mightContain} is never
@@ -12,8 +10,6 @@ import java.nio.ByteOrder;
  * <p>Thread-safety: confined to one thread.
  */
 final class KeyFingerprints {
-  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-  private static final long M = 0xc6a4a7935bd1e995L;
 
   private final int maxSize;
   private int[] slots = new int[1024]; // 0 = empty; fingerprints are never 0
@@ -78,30 +74,9 @@ final class KeyFingerprints {
     }
   }
 
-  /** MurmurHash64A of {@code a[0, len)} folded to a non-zero int. */
+  /** The store's key hash ({@link Hashing}) of {@code a[0, len)} folded to a non-zero int. */
   static int fingerprint(byte[] a, int len) {
-    long h = len * M;
-    int end = len & ~7;
-    for (int i = 0; i < end; i += 8) {
-      long k = (long) LONG_LE.get(a, i);
-      k *= M;
-      k ^= k >>> 47;
-      k *= M;
-      h ^= k;
-      h *= M;
-    }
-    int rem = len & 7;
-    if (rem != 0) {
-      long t = 0;
-      for (int i = rem - 1; i >= 0; i--) {
-        t = (t << 8) | (a[end + i] & 0xffL);
-      }
-      h ^= t;
-      h *= M;
-    }
-    h ^= h >>> 47;
-    h *= M;
-    h ^= h >>> 47;
+    long h = Hashing.hash(a, 0, len);
     int f = (int) (h ^ (h >>> 32));
     return f == 0 ? 1 : f;
   }
