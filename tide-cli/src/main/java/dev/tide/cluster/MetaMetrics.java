@@ -24,9 +24,12 @@ public final class MetaMetrics {
   private final Supplier<Meta> meta;
   private final MultiGauge actorsPerWorker;
   private final MultiGauge workerAlive;
+  private final MultiGauge sourceEvents;
+  private final CommittedViews views;
 
-  public MetaMetrics(Supplier<Meta> meta) {
+  public MetaMetrics(Supplier<Meta> meta, CommittedViews views) {
     this.meta = meta;
+    this.views = views;
     Gauge.builder("tide.committed.epoch", () -> meta.get().stats().committedEpoch())
         .description("Newest epoch whose barrier committed").register(registry);
     Gauge.builder("tide.barriers.inflight", () -> meta.get().stats().inflightBarriers())
@@ -45,6 +48,9 @@ public final class MetaMetrics {
     actorsPerWorker = MultiGauge.builder("tide.worker.actors").description("Actors running on a worker, as of its last heartbeat")
         .register(registry);
     workerAlive = MultiGauge.builder("tide.worker.alive").description("1 while meta counts the worker alive").register(registry);
+    sourceEvents = MultiGauge.builder("tide.source.events.committed")
+        .description("Events a source fragment emitted up to the committed epoch; its rate is the fragment's throughput")
+        .register(registry);
   }
 
   /** Feeds the barrier latency timer from meta's commits; call again after meta restarts. */
@@ -62,6 +68,13 @@ public final class MetaMetrics {
         w.actors())).toList(), true);
     workerAlive.register(workers.stream().map(w -> MultiGauge.Row.of(Tags.of("worker", String.valueOf(w.worker().id())),
         w.alive() ? 1 : 0)).toList(), true);
+    List<MultiGauge.Row<?>> sources = new java.util.ArrayList<>();
+    for (var job : meta.get().jobs().values()) {
+      for (CommittedViews.SourceProgress p : views.sourceProgress(job)) {
+        sources.add(MultiGauge.Row.of(Tags.of("job", job.getName(), "table", p.table()), p.emitted()));
+      }
+    }
+    sourceEvents.register(sources, true);
     return registry.scrape();
   }
 

@@ -80,9 +80,9 @@ public final class MetaServer implements AutoCloseable {
       };
       meta = new Meta(config, clock, connector, store);
       Meta m = meta;
-      MetaMetrics metrics = new MetaMetrics(() -> m);
-      metrics.attach(meta);
       CommittedViews views = new CommittedViews(() -> m, objects);
+      MetaMetrics metrics = new MetaMetrics(() -> m, views);
+      metrics.attach(meta);
       NettyServerBuilder sb = NettyServerBuilder.forAddress(bind);
       for (BindableService s : List.of(new MetaGrpcService(meta), new AdminGrpcService(meta, null), new ViewGrpcService(() -> m, views),
           new JobGrpcService(() -> m, config))) {

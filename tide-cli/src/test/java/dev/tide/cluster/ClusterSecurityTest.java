@@ -100,6 +100,24 @@ class ClusterSecurityTest {
   }
 
   @Test
+  void ctlReadsTheJsonStatusApiWithTheToken(@TempDir Path dir) {
+    try (MetaServer server = MetaServer.start(config(dir, Map.of()), Optional.of(TOKEN), Clock.SYSTEM)) {
+      String http = "127.0.0.1:" + server.httpPort();
+      java.io.StringWriter out = new java.io.StringWriter();
+      java.io.StringWriter err = new java.io.StringWriter();
+      int ok = dev.tide.cli.TideCli.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err), "ctl", "status", "--http", http,
+          "--json", "--token", "s3cret-token-0123456789");
+      assertThat(ok).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("\"store\"");
+      java.io.StringWriter err2 = new java.io.StringWriter();
+      int refused = dev.tide.cli.TideCli.run(new java.io.PrintWriter(new java.io.StringWriter()), new java.io.PrintWriter(err2), "ctl",
+          "status", "--http", http);
+      assertThat(refused).isEqualTo(dev.tide.cli.TideCli.EXIT_FAILED);
+      assertThat(err2.toString()).contains("HTTP 401").doesNotContain("\tat ");
+    }
+  }
+
+  @Test
   void aComputeNodeWithAWrongTokenIsRefusedAtStart(@TempDir Path dir) {
     try (MetaServer server = MetaServer.start(config(dir, Map.of()), Optional.of(TOKEN), Clock.SYSTEM)) {
       Config compute = config(dir, Map.of("compute.meta", "127.0.0.1:" + server.grpcPort(), "compute.register-timeout", "10s"));

@@ -28,12 +28,14 @@ abstract class AdminCommand implements Callable<Integer> {
   @Option(names = "--token", paramLabel = "TOKEN", description = "Cluster token (default: $TIDE_TOKEN; none for the playground).")
   String token;
 
+  /** The token resolved from {@code --token} or the environment, once {@link #call} runs. */
+  Optional<ClusterToken> clusterToken = Optional.empty();
+
   @Override
   public final Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     validate();
-    Optional<ClusterToken> clusterToken;
     try {
       clusterToken = ClusterToken.resolve(token);
     } catch (IllegalArgumentException e) {
