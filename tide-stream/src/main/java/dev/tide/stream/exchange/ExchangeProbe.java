@@ -34,8 +34,13 @@ public final class ExchangeProbe {
     private final ExchangeReceiver receiver;
     private final Server server;
 
-    private Receiver(InetSocketAddress bind, ExchangeConfig config) throws IOException {
+    private final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+
+    private Receiver(InetSocketAddress bind, ExchangeConfig config, boolean stall) throws IOException {
       this.receiver = new ExchangeReceiver((up, down) -> message -> {
+        if (stall) {
+          release.await(); // a downstream that never reads: the link's permits run out
+        }
         if (message instanceof StreamChunk c) {
           rows.addAndGet(c.size());
         }
@@ -55,6 +60,7 @@ public final class ExchangeProbe {
 
     @Override
     public void close() throws InterruptedException {
+      release.countDown();
       receiver.close();
       server.shutdownNow();
       server.awaitTermination(10, TimeUnit.SECONDS);
@@ -62,7 +68,7 @@ public final class ExchangeProbe {
   }
 
   public static Receiver serve(InetSocketAddress bind, ExchangeConfig config) throws IOException {
-    return new Receiver(bind, config);
+    return new Receiver(bind, config, false);
   }
 
   /** What one send measured. */
@@ -124,9 +130,10 @@ public final class ExchangeProbe {
   }
 
   public static void main(String[] args) throws Exception {
-    String usage = "usage: ExchangeProbe serve PORT | ExchangeProbe send HOST:PORT CHUNKS";
-    if (args.length == 2 && args[0].equals("serve")) {
-      Receiver r = serve(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[1])), ExchangeConfig.defaults());
+    String usage = "usage: ExchangeProbe serve PORT [stall] | ExchangeProbe send HOST:PORT CHUNKS";
+    if ((args.length == 2 || args.length == 3 && args[2].equals("stall")) && args[0].equals("serve")) {
+      Receiver r = new Receiver(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[1])), ExchangeConfig.defaults(),
+          args.length == 3);
       System.out.println("listening on " + r.port());
       Runtime.getRuntime().addShutdownHook(new Thread(() -> System.out.println("received " + r.rows() + " rows")));
       Thread.currentThread().join();
