@@ -85,9 +85,9 @@ public final class ProcessPlayground {
         out.println(">> adding a compute process: adaptive jobs spread onto its slots after the settle delay");
         startCompute(port, common);
       } else if (s == scale) {
-        out.println(">> scaling q5 to 6 actors per fragment, online");
+        out.println(">> scaling q5 to 8 actors per fragment, online");
         try {
-          var r = admin.withDeadlineAfter(30, TimeUnit.SECONDS).scale(ScaleJobRequest.newBuilder().setJob("q5").setParallelism("6").build());
+          var r = admin.withDeadlineAfter(30, TimeUnit.SECONDS).scale(ScaleJobRequest.newBuilder().setJob("q5").setParallelism("8").build());
           out.printf("   actors %d -> %d, %d vnodes moved%n", r.getActorsBefore(), r.getActorsAfter(), r.getMovedVnodes());
         } catch (StatusRuntimeException e) {
           out.println("   refused: " + e.getStatus().getDescription());
