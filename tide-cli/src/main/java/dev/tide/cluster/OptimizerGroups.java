@@ -55,7 +55,8 @@ public final class OptimizerGroups implements AutoCloseable {
       GroupConfig.SCHEDULER_BACKLOG_TIMEOUT.key(), "2s",
       GroupConfig.SUSTAINED_BACKLOG_TIMEOUT.key(), "2s",
       GroupConfig.EXECUTOR_IDLE_TIMEOUT.key(), "30s",
-      GroupConfig.SCALE_DOWN_COOLDOWN.key(), "5s"));
+      GroupConfig.SCALE_DOWN_COOLDOWN.key(), "5s",
+      GroupConfig.MAX_PLANNING_PARALLELISM.key(), "4"));
 
   private final OptimizingService optimizing;
   private final GroupKeepers keepers;

@@ -172,7 +172,8 @@ public final class Playground {
       if (now >= nextTickNanos || end) {
         Sample s = sample(cluster, now - startNanos);
         out.println(table.row(window.peekFirst(), s));
-        if (!s.decision().isEmpty() && !s.decision().equals(lastDecision)) {
+        // Decisions that act or hold a timer show once each; the keeper's "no change" rounds do not.
+        if (!s.decision().isEmpty() && !s.decision().startsWith("no change") && !s.decision().equals(lastDecision)) {
           out.println(table.step(s.elapsedNanos(), "optimizers " + s.optimizers() + " (" + s.decision() + ")"));
           lastDecision = s.decision();
         }
