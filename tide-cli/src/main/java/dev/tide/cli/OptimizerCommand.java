@@ -1,6 +1,7 @@
 package dev.tide.cli;
 
 import dev.tide.cli.ctl.MetaAddress;
+import dev.tide.common.auth.ClusterToken;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.ConfigException;
 import dev.tide.common.config.ConfigOption;
@@ -61,7 +62,8 @@ final class OptimizerCommand implements Callable<Integer> {
       description = "The provider resource this instance runs in (set by the provider that launched it).")
   String resourceId;
 
-  @Option(names = "--token", defaultValue = "", paramLabel = "T", description = "Registration token, when meta requires one.")
+  @Option(names = "--token", defaultValue = "", paramLabel = "T",
+      description = "Registration token, also sent as the cluster token (default: the TIDE_TOKEN environment variable).")
   String token;
 
   @Option(names = "--objects", paramLabel = "DIR", description = "Local-directory object store (overrides objects.dir of --config).")
@@ -91,7 +93,10 @@ final class OptimizerCommand implements Callable<Integer> {
     }
     ObjectStore objects = objectStore();
     PrintWriter out = spec.commandLine().getOut();
-    ManagedChannel channel = NettyChannelBuilder.forAddress(address.host(), address.port()).usePlaintext().build();
+    // The token is also the cluster token: a meta that requires one on every call gets it on every call.
+    NettyChannelBuilder cb = NettyChannelBuilder.forAddress(address.host(), address.port()).usePlaintext();
+    ClusterToken.resolve(token).ifPresent(t -> cb.intercept(t.clientInterceptor()));
+    ManagedChannel channel = cb.build();
     OptimizerInstance instance = OptimizerInstance.start(channel, objects, settings);
     out.println("optimizer " + instance.instanceId() + " registered in group '" + group + "' with " + threads
         + (threads == 1 ? " thread" : " threads") + " at " + address);

@@ -14,6 +14,7 @@ import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.group.GroupGrpcService;
 import dev.tide.meta.admin.WorkerLauncher;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -135,12 +136,14 @@ final class PlaygroundCommand implements Callable<Integer> {
       }
     };
     try {
-      return AdminServer.start(adminPort, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()));
+      return AdminServer.start(adminPort, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()),
+          new GroupGrpcService(cluster.groups()));
     } catch (IllegalStateException e) {
       if (spec.commandLine().getParseResult().hasMatchedOption("--admin-port")) {
         throw e;
       }
-      return AdminServer.start(0, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()));
+      return AdminServer.start(0, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()),
+          new GroupGrpcService(cluster.groups()));
     }
   }
 

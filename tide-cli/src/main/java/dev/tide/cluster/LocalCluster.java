@@ -8,7 +8,8 @@ import dev.tide.meta.MetaGrpcService;
 import dev.tide.meta.MetaOptions;
 import dev.tide.meta.optimize.OptimizerGrpcService;
 import dev.tide.meta.optimize.OptimizingService;
-import dev.tide.optimizer.group.GroupConfig;
+import dev.tide.meta.group.GroupGrpcService;
+import dev.tide.optimizer.keeper.GroupKeepers;
 import dev.tide.optimizer.worker.OptimizerInstance;
 import dev.tide.optimizer.worker.OptimizerSettings;
 import dev.tide.meta.store.JdbcMetaStore;
@@ -48,6 +49,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -78,8 +80,10 @@ public final class LocalCluster implements AutoCloseable {
   private final List<Node> nodes = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final long blockCacheBytes;
   private final CommittedViews views;
-  private volatile OptimizingService optimizing;
+  private volatile OptimizerGroups optimizerGroups;
   private final List<OptimizerInstance> optimizers = new ArrayList<>();
+  /** Every optimizer the in-process provider launched, running or stopped. */
+  private final List<OptimizerInstance> launched = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** A compute node with its in-process server and its membership (heartbeats). */
   public record Node(ComputeNode compute, Server server, ComputeMembership membership, int slots) {
@@ -118,8 +122,8 @@ public final class LocalCluster implements AutoCloseable {
     this.blockCacheBytes = 64L << 20;
     this.metaStoreUrl = metaStoreUrl;
     this.views = new CommittedViews(() -> meta, objects);
-    startMeta();
     this.metaChannel = InProcessChannelBuilder.forName(prefix + "meta").build();
+    startMeta();
     for (int i = 0; i < computeNodes; i++) {
       addNode(slotsPerNode);
     }
@@ -130,19 +134,26 @@ public final class LocalCluster implements AutoCloseable {
     metaStore = JdbcMetaStore.open(metaStoreUrl);
     Meta m = new Meta(config, Clock.SYSTEM, address -> remoteExchange ? NettyChannelBuilder.forTarget(address).usePlaintext().build()
         : InProcessChannelBuilder.forName(address).build(), metaStore);
-    OptimizingService o = new OptimizingService(config, Clock.SYSTEM, m.compactionCommitter(), objects,
-        group -> GroupConfig.parse(java.util.Map.of(), "in-process"), this::minReaderVersion);
+    // In-process optimizers reach meta over the in-process transport (no loopback address: no local provider).
+    OptimizerGroups groups = OptimizerGroups.create(config, Clock.SYSTEM, m.compactionCommitter(), objects, metaStore,
+        this::minReaderVersion, spec -> {
+          OptimizerInstance o = OptimizerInstance.start(metaChannel, objects,
+              OptimizerSettings.of(spec.group(), spec.threads()).withResourceId(spec.resourceId()).withIdlePoll(Duration.ofMillis(100)));
+          launched.add(o);
+          return o;
+        }, Optional.empty());
     try {
       metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(m))
-          .addService(new OptimizerGrpcService(o)).build().start();
+          .addService(new OptimizerGrpcService(groups.optimizing())).addService(new GroupGrpcService(groups.keepers())).build().start();
     } catch (IOException e) {
+      groups.close();
       m.close();
       metaStore.close();
       throw new UncheckedIOException(e);
     }
     m.start();
     meta = m;
-    optimizing = o.start();
+    optimizerGroups = groups.start();
   }
 
   /**
@@ -155,7 +166,7 @@ public final class LocalCluster implements AutoCloseable {
     if (metaStoreUrl.contains(":memory:")) {
       throw new IllegalStateException("restart of meta refused: its store is in memory; create the cluster with a meta store file");
     }
-    optimizing.close();
+    optimizerGroups.close();
     meta.close();
     metaServer.shutdownNow();
     try {
@@ -202,11 +213,21 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Meta's optimizing service (compaction workload). */
   public OptimizingService optimizing() {
-    return optimizing;
+    return optimizerGroups.optimizing();
+  }
+
+  /** Meta's optimizer groups and their scale keepers. */
+  public GroupKeepers groups() {
+    return optimizerGroups.keepers();
   }
 
   public ObjectStore objects() {
     return objects;
+  }
+
+  /** Every optimizer the groups' in-process provider launched (running or stopped), oldest first. */
+  public List<OptimizerInstance> launchedOptimizers() {
+    return List.copyOf(launched);
   }
 
   /**
@@ -292,7 +313,7 @@ public final class LocalCluster implements AutoCloseable {
   @Override
   public void close() {
     optimizers.forEach(OptimizerInstance::close);
-    optimizing.close();
+    optimizerGroups.close();
     meta.close();
     metaStore.close();
     nodes.forEach(Node::stop);

@@ -11,16 +11,28 @@ import dev.tide.meta.Meta;
 import dev.tide.meta.MetaGrpcService;
 import dev.tide.meta.admin.AdminGrpcService;
 import dev.tide.meta.admin.AdminViews;
+import dev.tide.meta.group.GroupGrpcService;
+import dev.tide.meta.optimize.OptimizerGrpcService;
 import dev.tide.meta.store.JdbcMetaStore;
 import dev.tide.meta.store.MetaStore;
+import dev.tide.optimizer.provider.LocalProcessProvider;
+import dev.tide.optimizer.worker.OptimizerInstance;
+import dev.tide.optimizer.worker.OptimizerSettings;
 import dev.tide.storage.object.ObjectStore;
+import dev.tide.storage.object.S3Config;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.BindableService;
+import io.grpc.HandlerRegistry;
+import io.grpc.ServerMethodDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.BindException;
@@ -36,8 +48,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The meta process: meta over its store (SQLite or PostgreSQL), one gRPC port for compute nodes,
  * optimizers and {@code tide ctl} (meta, admin, job and view services), and an HTTP port serving
- * {@code /metrics} (Prometheus) and {@code /api/status} (JSON). Every endpoint requires the cluster
- * token when one is set; without one, servers may bind loopback only.
+ * {@code /metrics} (Prometheus) and {@code /api/status} (JSON). Meta hosts the compaction workload
+ * and its optimizer groups ({@link OptimizerGroups}, group and optimizer services on the same port):
+ * in-process optimizers reach it over a loopback channel to that port, {@code local} ones are
+ * {@code tide optimizer} child processes. Every endpoint requires the cluster token when one is set;
+ * without one, servers may bind loopback only.
  */
 public final class MetaServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MetaServer.class);
@@ -46,12 +61,17 @@ public final class MetaServer implements AutoCloseable {
   private final Meta meta;
   private final Server grpc;
   private final HttpServer http;
+  private final OptimizerGroups groups;
+  private final AtomicReference<ManagedChannel> selfChannel;
 
-  private MetaServer(MetaStore store, Meta meta, Server grpc, HttpServer http) {
+  private MetaServer(MetaStore store, Meta meta, Server grpc, HttpServer http, OptimizerGroups groups,
+      AtomicReference<ManagedChannel> selfChannel) {
     this.store = store;
     this.meta = meta;
     this.grpc = grpc;
     this.http = http;
+    this.groups = groups;
+    this.selfChannel = selfChannel;
   }
 
   /**
@@ -71,6 +91,9 @@ public final class MetaServer implements AutoCloseable {
     ObjectStore objects = null;
     Meta meta = null;
     Server grpc = null;
+    OptimizerGroups groups = null;
+    // In-process optimizers and local optimizer processes reach meta at its own port, as any optimizer does.
+    AtomicReference<ManagedChannel> self = new AtomicReference<>();
     try {
       objects = ProcessOptions.objectStore(config);
       Function<String, ManagedChannel> connector = address -> {
@@ -86,18 +109,44 @@ public final class MetaServer implements AutoCloseable {
       NettyServerBuilder sb = NettyServerBuilder.forAddress(bind);
       for (BindableService s : List.of(new MetaGrpcService(meta), new AdminGrpcService(meta, null), new ViewGrpcService(() -> m, views),
           new JobGrpcService(() -> m, config))) {
-        ServerServiceDefinition def = s.bindService();
-        sb.addService(token.map(t -> ServerInterceptors.intercept(def, t.interceptor())).orElse(def));
+        sb.addService(guarded(s, token));
       }
+      // The optimizer and group services join once the port is bound: their providers launch optimizers at it.
+      LateServices late = new LateServices();
+      sb.fallbackHandlerRegistry(late);
       grpc = bindOrExplain(sb.build(), "meta", listen, "meta.listen (--listen)");
+      String host = bind.getAddress().isAnyLocalAddress() || bind.getAddress().isLoopbackAddress() ? "127.0.0.1" : listen.host();
+      String selfAddress = host + ":" + grpc.getPort();
+      NettyChannelBuilder cb = NettyChannelBuilder.forTarget(selfAddress).usePlaintext();
+      token.ifPresent(t -> cb.intercept(t.clientInterceptor()));
+      self.set(cb.build());
+      ObjectStore o = objects;
+      Optional<LocalProcessProvider.Settings> local = config.isSet(S3Config.BUCKET) ? Optional.empty()
+          : Optional.of(localProviderSettings(config, selfAddress, token));
+      groups = OptimizerGroups.create(config, clock, meta.compactionCommitter(), objects, store,
+          // Compute nodes' open scans are not known here: the delete grace covers them.
+          () -> Math.min(m.committedVersion().getId(), views.oldestPinnedVersion()),
+          spec -> OptimizerInstance.start(self.get(), o, OptimizerSettings.of(spec.group(), spec.threads())
+              .withResourceId(spec.resourceId())),
+          local);
+      late.addService(guarded(new OptimizerGrpcService(groups.optimizing()), token));
+      late.addService(guarded(new GroupGrpcService(groups.keepers()), token));
       int httpPort = config.get(ProcessOptions.META_HTTP_PORT);
       HttpServer http = httpPort < 0 ? null : startHttp(listen.withPort(httpPort), token, metrics, m);
       meta.start();
-      MetaServer server = new MetaServer(store, meta, grpc, http);
+      groups.keepers().bindMetrics(metrics.registry());
+      groups.start();
+      MetaServer server = new MetaServer(store, meta, grpc, http, groups, self);
       LOG.info("meta serving gRPC on {}:{}{}, store {}, objects {}", listen.host(), grpc.getPort(),
           http == null ? "" : ", HTTP on port " + http.getAddress().getPort(), store.describe(), objects);
       return server;
     } catch (RuntimeException e) {
+      if (groups != null) {
+        groups.close();
+      }
+      if (self.get() != null) {
+        self.get().shutdownNow();
+      }
       if (grpc != null) {
         grpc.shutdownNow();
       }
@@ -107,6 +156,38 @@ public final class MetaServer implements AutoCloseable {
       store.close();
       throw e;
     }
+  }
+
+  /**
+   * The {@code local} provider: {@code tide optimizer} processes on this machine, with meta's own
+   * address (known once bound), the cluster token and the local object store directory.
+   */
+  private static LocalProcessProvider.Settings localProviderSettings(Config config, String selfAddress, Optional<ClusterToken> token) {
+    String dir = config.get(ProcessOptions.OBJECT_STORE_DIR);
+    Path objects = (dir.isBlank() ? ProcessOptions.dataDir(config).resolve("objects") : Path.of(dir)).toAbsolutePath();
+    LocalProcessProvider.Settings base = LocalProcessProvider.Settings.of(selfAddress,
+        ProcessOptions.dataDir(config).resolve("optimizer-logs").toAbsolutePath());
+    return new LocalProcessProvider.Settings(selfAddress, base.classpath(), base.mainClass(), base.logDir(),
+        token.map(t -> t.header().substring("Bearer ".length())), base.stopTimeout(), List.of("--objects", objects.toString()));
+  }
+
+  /** Services added after the server started: looked up when no service given to the builder has the method. */
+  private static final class LateServices extends HandlerRegistry {
+    private final Map<String, ServerMethodDefinition<?, ?>> methods = new ConcurrentHashMap<>();
+
+    void addService(ServerServiceDefinition service) {
+      service.getMethods().forEach(m -> methods.put(m.getMethodDescriptor().getFullMethodName(), m));
+    }
+
+    @Override
+    public ServerMethodDefinition<?, ?> lookupMethod(String methodName, String authority) {
+      return methods.get(methodName);
+    }
+  }
+
+  private static ServerServiceDefinition guarded(BindableService service, Optional<ClusterToken> token) {
+    ServerServiceDefinition def = service.bindService();
+    return token.map(t -> ServerInterceptors.intercept(def, t.interceptor())).orElse(def);
   }
 
   /** Starts {@code server}, turning a bind failure into one clear line. */
@@ -186,8 +267,16 @@ public final class MetaServer implements AutoCloseable {
     grpc.awaitTermination();
   }
 
+  /** Meta's optimizer groups and their scale keepers. */
+  public OptimizerGroups optimizerGroups() {
+    return groups;
+  }
+
+  /** Closes in order: keepers, providers (their optimizers stop), the optimizing service, then meta. */
   @Override
   public void close() {
+    groups.close();
+    selfChannel.get().shutdownNow();
     if (http != null) {
       http.stop(0);
     }

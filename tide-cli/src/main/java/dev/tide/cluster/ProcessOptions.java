@@ -61,6 +61,8 @@ public final class ProcessOptions {
     all.addAll(MetaOptions.ALL);
     all.addAll(S3Config.ALL);
     all.addAll(dev.tide.stream.exchange.ExchangeConfig.ALL);
+    all.addAll(dev.tide.optimizer.workload.WorkloadOptions.ALL);
+    all.add(OptimizerGroups.CREATE_DEFAULT_GROUP);
     return all;
   }
 

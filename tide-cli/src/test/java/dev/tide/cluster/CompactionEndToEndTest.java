@@ -37,7 +37,7 @@ class CompactionEndToEndTest {
     Config config = NexmarkEndToEndTest.fastBarriers()
         .with(WorkloadOptions.L0_FILES, L0_TRIGGER)
         .with(WorkloadOptions.TASK_INPUT_BYTES, 8L << 10) // several vnode-range tasks per table
-        .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500));
+        .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500)).with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       List<OptimizerInstance> optimizers = cluster.startOptimizers("default", 2, 2);
       JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", NexmarkEndToEndTest.options()));
@@ -90,7 +90,7 @@ class CompactionEndToEndTest {
   @Test
   void optimizersRegisterAgainAfterAMetaRestartAndCompactionResumes(@TempDir Path dir) {
     Config config = NexmarkEndToEndTest.fastBarriers().with(WorkloadOptions.L0_FILES, L0_TRIGGER)
-        .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500));
+        .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500)).with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       List<OptimizerInstance> optimizers = cluster.startOptimizers("default", 2, 1);
       JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", NexmarkEndToEndTest.options()));

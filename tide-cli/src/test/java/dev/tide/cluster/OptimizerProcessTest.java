@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class OptimizerProcessTest {
   @Test
   void optimizerProcessRegistersCompletesTasksAndUnregisters(@TempDir Path dir) throws Exception {
-    Config config = NexmarkEndToEndTest.fastBarriers().with(WorkloadOptions.L0_FILES, 4);
+    Config config = NexmarkEndToEndTest.fastBarriers().with(WorkloadOptions.L0_FILES, 4).with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
     Path log = dir.resolve("optimizer.log");
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))

@@ -4,6 +4,7 @@ import dev.tide.cli.ctl.MetaAddress;
 import dev.tide.cli.text.Cells;
 import dev.tide.cli.text.TextTable;
 import dev.tide.cluster.LocalCluster;
+import dev.tide.cluster.OptimizerGroups;
 import dev.tide.cluster.CommittedViews.SourceProgress;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.ClusterSnapshot;
@@ -13,6 +14,7 @@ import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.RescheduleResult;
 import dev.tide.meta.scale.Intent;
 import dev.tide.meta.scale.LayoutDiff;
+import dev.tide.optimizer.keeper.GroupView;
 import dev.tide.proto.plan.FieldProto;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.TableCatalog;
@@ -158,7 +160,8 @@ public final class Playground {
     long endNanos = startNanos + settings.duration().toNanos();
     long nextTickNanos = startNanos + TICK_NANOS;
     ArrayDeque<Sample> window = new ArrayDeque<>();
-    window.add(new Sample(0, Map.of(), Map.of(), cluster.meta().stats()));
+    window.add(new Sample(0, Map.of(), Map.of(), cluster.meta().stats(), 0, ""));
+    String lastDecision = "";
     int nextStep = 0;
     while (true) {
       long now = System.nanoTime();
@@ -169,6 +172,11 @@ public final class Playground {
       if (now >= nextTickNanos || end) {
         Sample s = sample(cluster, now - startNanos);
         out.println(table.row(window.peekFirst(), s));
+        // Decisions that act or hold a timer show once each; the keeper's "no change" rounds do not.
+        if (!s.decision().isEmpty() && !s.decision().startsWith("no change") && !s.decision().equals(lastDecision)) {
+          out.println(table.step(s.elapsedNanos(), "optimizers " + s.optimizers() + " (" + s.decision() + ")"));
+          lastDecision = s.decision();
+        }
         out.flush();
         window.addLast(s);
         while (window.size() > RATE_WINDOW_TICKS + 1) {
@@ -228,7 +236,11 @@ public final class Playground {
       events.put(view, streamEvents(cluster.sourceProgress(job)));
       rows.put(view, (long) cluster.scan(view).size());
     });
-    return new Sample(elapsedNanos, events, rows, stats);
+    List<GroupView> groups = cluster.groups().list();
+    int optimizers = groups.stream().mapToInt(g -> g.metrics().instances()).sum();
+    String decision = groups.stream().filter(g -> g.name().equals(OptimizerGroups.DEFAULT_GROUP.name())).map(GroupView::lastDecision)
+        .findFirst().orElse("");
+    return new Sample(elapsedNanos, events, rows, stats, optimizers, decision);
   }
 
   /**

@@ -11,6 +11,8 @@ import dev.tide.proto.admin.StatusRequest;
 import dev.tide.proto.admin.StatusResponse;
 import dev.tide.proto.admin.ViewServiceGrpc;
 import dev.tide.proto.admin.WorkerHealth;
+import dev.tide.proto.group.GroupRequest;
+import dev.tide.proto.group.GroupServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -114,12 +116,23 @@ public final class ProcessPlayground {
             .scan(ScanRequest.newBuilder().setView(q).setLimit(1).build()).getTotalRows();
         rows.append(' ').append(q).append('=').append(n);
       }
-      out.printf("%3ds epoch %-5d barrier %5dms  recoveries %d  actors/worker [%s]  rows%s%n", second, st.getCommittedEpoch(),
-          st.getBarrierLatencyMs(), st.getRecoveries(), workers, rows);
+      out.printf("%3ds epoch %-5d barrier %5dms  recoveries %d  actors/worker [%s]  rows%s%s%n", second, st.getCommittedEpoch(),
+          st.getBarrierLatencyMs(), st.getRecoveries(), workers, rows, optimizers(channel));
     } catch (StatusRuntimeException e) {
       out.printf("%3ds meta did not answer: %s%n", second, e.getStatus());
     }
     out.flush();
+  }
+
+  /** The {@code default} optimizer group's instances and the keeper's last decision; empty without the group. */
+  private static String optimizers(ManagedChannel channel) {
+    try {
+      dev.tide.proto.group.GroupView g = GroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .show(GroupRequest.newBuilder().setName("default").build());
+      return "  optimizers " + g.getMetrics().getInstances() + (g.getLastDecision().isEmpty() ? "" : " (" + g.getLastDecision() + ")");
+    } catch (StatusRuntimeException e) {
+      return "";
+    }
   }
 
   private void startCompute(int metaPort, List<String> common) {

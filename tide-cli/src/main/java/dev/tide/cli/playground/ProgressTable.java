@@ -7,8 +7,9 @@ import java.util.List;
 
 /**
  * The live table of the playground: one line per second with the committed epoch, the latest
- * barrier latency, recoveries so far, and per view its events per second and row count. Steps of
- * the script print as lines of their own between the rows.
+ * barrier latency, recoveries so far, per view its events per second and row count, and the
+ * registered optimizer instances. Steps of the script and the scale keeper's decisions print as lines
+ * of their own between the rows.
  */
 final class ProgressTable {
   private static final String INDENT = "  ";
@@ -32,6 +33,7 @@ final class ProgressTable {
     for (PlaygroundView v : views) {
       h.add(v.query() + " rows");
     }
+    h.add("optimizers");
     return h;
   }
 
@@ -51,6 +53,7 @@ final class ProgressTable {
     for (PlaygroundView v : views) {
       cells.add(Cells.count(now.rows(v.query())));
     }
+    cells.add(String.valueOf(now.optimizers()));
     return TextTable.fixed(INDENT, width, cells);
   }
 

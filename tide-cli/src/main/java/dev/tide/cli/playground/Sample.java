@@ -10,8 +10,11 @@ import java.util.Map;
  * @param events committed events of each view's source stream (all tables), by view name
  * @param rows committed rows of each view, by view name
  * @param stats the barrier pipeline at the time of the reading
+ * @param optimizers registered optimizer instances of all groups
+ * @param decision the scale keeper's last decision with its reason (group {@code default}), empty before the first
  */
-public record Sample(long elapsedNanos, Map<String, Long> events, Map<String, Long> rows, MetaStats stats) {
+public record Sample(long elapsedNanos, Map<String, Long> events, Map<String, Long> rows, MetaStats stats, int optimizers,
+    String decision) {
   long events(String view) {
     return events.getOrDefault(view, 0L);
   }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Optimizer instances as JVM processes on this machine: each request runs
- * {@code java -cp <classpath> <main> optimizer --meta HOST:PORT --threads K --group G --resource-id R [--token T]}
+ * {@code java -cp <classpath> <main> optimizer --meta HOST:PORT --threads K --group G --resource-id R [--token T] [extra args]}
  * with the running JVM's {@code java}, its output appended to {@code <logDir>/<resourceId>.log}. A
  * release sends SIGTERM ({@link Process#destroy()}), waits up to {@link Settings#stopTimeout()}, then
  * kills ({@link Process#destroyForcibly()}).
@@ -41,9 +41,10 @@ public final class LocalProcessProvider implements ResourceProvider {
    * @param logDir where each process's output goes
    * @param token the registration token, if meta requires one
    * @param stopTimeout how long a release waits after SIGTERM before it kills
+   * @param extraArgs more arguments after the optimizer's own (e.g. {@code --objects DIR}: where the cluster's SSTs are)
    */
   public record Settings(String metaAddress, String classpath, String mainClass, Path logDir, Optional<String> token,
-      Duration stopTimeout) {
+      Duration stopTimeout, List<String> extraArgs) {
     public Settings {
       Objects.requireNonNull(metaAddress, "metaAddress");
       Objects.requireNonNull(classpath, "classpath");
@@ -51,12 +52,13 @@ public final class LocalProcessProvider implements ResourceProvider {
       Objects.requireNonNull(logDir, "logDir");
       Objects.requireNonNull(token, "token");
       Objects.requireNonNull(stopTimeout, "stopTimeout");
+      extraArgs = List.copyOf(extraArgs);
     }
 
     /** The tide optimizer with this JVM's class path, no token, 10 s to stop. */
     public static Settings of(String metaAddress, Path logDir) {
       return new Settings(metaAddress, System.getProperty("java.class.path"), TIDE_MAIN, logDir, Optional.empty(),
-          Duration.ofSeconds(10));
+          Duration.ofSeconds(10), List.of());
     }
   }
 
@@ -86,6 +88,7 @@ public final class LocalProcessProvider implements ResourceProvider {
     cmd.addAll(List.of("-cp", settings.classpath(), settings.mainClass(), "optimizer", "--meta", settings.metaAddress(),
         "--threads", String.valueOf(spec.threads()), "--group", spec.group(), "--resource-id", spec.resourceId()));
     settings.token().ifPresent(t -> cmd.addAll(List.of("--token", t)));
+    cmd.addAll(settings.extraArgs());
     return cmd;
   }
 

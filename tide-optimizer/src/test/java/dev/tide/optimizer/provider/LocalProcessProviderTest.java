@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class LocalProcessProviderTest {
   private LocalProcessProvider provider(String mainClass) throws Exception {
     String classpath = Path.of(SleepingMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     return new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7070", classpath, mainClass, dir.resolve("logs"),
-        Optional.of("tok"), Duration.ofSeconds(20)));
+        Optional.of("tok"), Duration.ofSeconds(20), List.of()));
   }
 
   @Test
@@ -58,7 +59,7 @@ class LocalProcessProviderTest {
   @Test
   void aProcessThatCannotStartIsAProviderFailure() throws Exception {
     LocalProcessProvider p = new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7070", "x", "Main",
-        Path.of("/proc/version/not-a-dir"), Optional.empty(), Duration.ofSeconds(1)));
+        Path.of("/proc/version/not-a-dir"), Optional.empty(), Duration.ofSeconds(1), List.of()));
     assertThatThrownBy(() -> p.request(LaunchSpec.of("g", "g-1-0", 1, Map.of()))).isInstanceOf(ProviderException.class)
         .hasMessageContaining("g-1-0 of group g did not start");
     assertThat(p.list()).isEmpty();
