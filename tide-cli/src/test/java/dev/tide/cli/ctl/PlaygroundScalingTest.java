@@ -42,7 +42,9 @@ class PlaygroundScalingTest {
     }, a -> a != null || playground.isDone());
     assertThat(address).as(out + "\n" + err).isNotNull();
     CtlCommandTest.Run added = CtlCommandTest.tide("ctl", "worker", "add", "--meta", address);
-    CtlCommandTest.Run shown = CtlCommandTest.tide("ctl", "cluster", "--meta", address);
+    // The admin API answers before the playground submits its jobs: wait until q5 shows.
+    CtlCommandTest.Run shown = await().atMost(Duration.ofMinutes(1)).until(() -> CtlCommandTest.tide("ctl", "cluster", "--meta", address),
+        r -> r.out().contains("q5") || playground.isDone());
     int code = playground.get(5, TimeUnit.MINUTES);
 
     assertThat(code).as(err.toString()).isZero();
