@@ -1,7 +1,6 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cli.TideCli;
-import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
 import io.grpc.StatusRuntimeException;
 import dev.tide.common.auth.ClusterToken;
 import java.io.PrintWriter;
@@ -56,11 +55,6 @@ abstract class AdminCommand implements Callable<Integer> {
   /** Checks values beyond their types before anything is sent; throws a {@code ParameterException} (exit 2). */
   void validate() {}
 
-  /** Makes the command's calls; most use only the admin stub. */
-  void run(AdminClient client, PrintWriter out) {
-    run(client.stub(), out);
-  }
-
-  /** Makes the command's calls and prints its output. */
-  abstract void run(AdminServiceBlockingStub admin, PrintWriter out);
+  /** Makes the command's calls over {@code client} and prints its output. */
+  abstract void run(AdminClient client, PrintWriter out);
 }

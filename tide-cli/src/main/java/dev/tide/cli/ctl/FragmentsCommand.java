@@ -9,7 +9,7 @@ import picocli.CommandLine.Parameters;
 /** {@code tide ctl fragments JOB}: each fragment's actors with their workers and vnode ranges. */
 @Command(name = "fragments", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Shows the fragments of a job: kind, ensemble, and per actor its worker and vnode ranges (splits of a source).")
-final class FragmentsCommand extends AdminCommand {
+final class FragmentsCommand extends AdminApiCommand {
   @Parameters(index = "0", paramLabel = "JOB", description = "The job, e.g. q5.")
   String job;
 

@@ -2,7 +2,6 @@ package dev.tide.cli.ctl;
 
 import dev.tide.cli.TideCli;
 import dev.tide.cli.text.TextTable;
-import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
 import dev.tide.proto.group.CreateGroupRequest;
 import dev.tide.proto.group.GroupMetricsView;
 import dev.tide.proto.group.GroupRequest;
@@ -45,11 +44,6 @@ final class GroupCommand implements Callable<Integer> {
     @Override
     final void run(AdminClient client, PrintWriter out) {
       run(client.groups(), out);
-    }
-
-    @Override
-    final void run(AdminServiceBlockingStub admin, PrintWriter out) {
-      throw new UnsupportedOperationException("group commands call the group API");
     }
 
     abstract void run(GroupServiceBlockingStub groups, PrintWriter out);

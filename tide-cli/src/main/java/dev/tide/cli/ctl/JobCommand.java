@@ -1,7 +1,6 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cli.TideCli;
-import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
 import dev.tide.proto.admin.CreateJobRequest;
 import dev.tide.proto.admin.CreateJobResponse;
 import dev.tide.proto.admin.JobRequest;
@@ -43,11 +42,6 @@ final class JobCommand implements Callable<Integer> {
       out.println("job '" + r.getJob() + "' (id " + r.getJobId() + ") created with " + r.getActors() + " actors; views: "
           + String.join(", ", r.getViewsList()));
     }
-
-    @Override
-    void run(AdminServiceBlockingStub admin, PrintWriter out) {
-      throw new UnsupportedOperationException("uses the job service");
-    }
   }
 
   @Command(name = "drop", mixinStandardHelpOptions = true, description = "Stops a job at the next barrier and forgets it.")
@@ -58,11 +52,6 @@ final class JobCommand implements Callable<Integer> {
     @Override
     void run(AdminClient client, PrintWriter out) {
       out.println("job '" + client.jobs().drop(JobRequest.newBuilder().setJob(job).build()).getJob() + "' dropped");
-    }
-
-    @Override
-    void run(AdminServiceBlockingStub admin, PrintWriter out) {
-      throw new UnsupportedOperationException("uses the job service");
     }
   }
 }

@@ -9,7 +9,7 @@ import picocli.CommandLine.Parameters;
 /** {@code tide ctl pause JOB}. */
 @Command(name = "pause", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Pauses a job's sources at the next barrier; barriers (and checkpoints) keep flowing.")
-final class PauseCommand extends AdminCommand {
+final class PauseCommand extends AdminApiCommand {
   @Parameters(index = "0", paramLabel = "JOB", description = "The job, e.g. q5.")
   String job;
 

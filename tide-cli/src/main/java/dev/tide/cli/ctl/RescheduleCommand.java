@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
         "Example: --plan \"3:[1:-1,2:+1]\" migrates one actor of fragment 3 from worker 1 to worker 2;",
         "--plan \"3:[4:+2]\" adds two actors on worker 4. Fragments of a NO_SHUFFLE ensemble follow its root.",
         ""})
-final class RescheduleCommand extends AdminCommand {
+final class RescheduleCommand extends AdminApiCommand {
   @Parameters(index = "0", paramLabel = "JOB", description = "The job, e.g. q5.")
   String job;
 

@@ -9,7 +9,7 @@ import picocli.CommandLine.Parameters;
 /** {@code tide ctl resume JOB}. */
 @Command(name = "resume", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Resumes a paused job's sources at the next barrier.")
-final class ResumeCommand extends AdminCommand {
+final class ResumeCommand extends AdminApiCommand {
   @Parameters(index = "0", paramLabel = "JOB", description = "The job, e.g. q5.")
   String job;
 

@@ -17,7 +17,7 @@ import picocli.CommandLine.Parameters;
         "adaptive: one per slot of the schedulable workers, following workers that join or drain;",
         "bounded(N): adaptive, at most N; ratio(R): adaptive, R (0 < R <= 1) of the slots.",
         ""})
-final class ScaleCommand extends AdminCommand {
+final class ScaleCommand extends AdminApiCommand {
   @Parameters(index = "0", paramLabel = "JOB", description = "The job, e.g. q5.")
   String job;
 

@@ -1,7 +1,6 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cli.text.TextTable;
-import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
 import dev.tide.proto.admin.ScanRequest;
 import dev.tide.proto.admin.ScanResponse;
 import dev.tide.proto.admin.ScanRow;
@@ -39,10 +38,5 @@ final class ScanCommand extends AdminCommand {
     }
     out.println("view " + view + ": " + r.getTotalRows() + " rows" + (r.getRowsCount() < r.getTotalRows() ? ", first " + r.getRowsCount() : ""));
     TextTable.render("  ", r.getColumnsList(), rows).forEach(out::println);
-  }
-
-  @Override
-  void run(AdminServiceBlockingStub admin, PrintWriter out) {
-    throw new IllegalStateException("scan reads views through the view service");
   }
 }

@@ -3,7 +3,6 @@ package dev.tide.cli.ctl;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.tide.cluster.Endpoint;
-import dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub;
 import dev.tide.proto.admin.StatusRequest;
 import dev.tide.proto.admin.StatusResponse;
 import java.io.IOException;
@@ -40,11 +39,6 @@ final class StatusCommand extends AdminCommand {
     } else {
       CtlText.status(status).forEach(out::println);
     }
-  }
-
-  @Override
-  void run(AdminServiceBlockingStub admin, PrintWriter out) {
-    throw new IllegalStateException("status reads through the admin client");
   }
 
   private StatusResponse fetch() {

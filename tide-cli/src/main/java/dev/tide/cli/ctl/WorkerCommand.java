@@ -29,7 +29,7 @@ final class WorkerCommand implements Callable<Integer> {
 
   @Command(name = "add", mixinStandardHelpOptions = true, sortOptions = false,
       description = "Starts a compute node (where meta can start one, e.g. in the playground); adaptive jobs spread onto it.")
-  static final class Add extends AdminCommand {
+  static final class Add extends AdminApiCommand {
     @Option(names = "--slots", paramLabel = "N", description = "Actor slots of the new node (default: the same as the others).")
     Integer slots;
 
@@ -51,7 +51,7 @@ final class WorkerCommand implements Callable<Integer> {
 
   @Command(name = "drain", mixinStandardHelpOptions = true, sortOptions = false,
       description = "Drains a compute node: its actors migrate to the others, then it leaves the cluster.")
-  static final class Drain extends AdminCommand {
+  static final class Drain extends AdminApiCommand {
     @Parameters(index = "0", paramLabel = "ID", description = "The worker id, from 'ctl cluster'.")
     int workerId;
 
