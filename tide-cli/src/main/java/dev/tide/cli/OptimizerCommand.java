@@ -1,5 +1,6 @@
 package dev.tide.cli;
 
+import dev.tide.cluster.Dial;
 import dev.tide.cli.ctl.MetaAddress;
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.common.config.Config;
@@ -12,7 +13,6 @@ import dev.tide.storage.object.ObjectStore;
 import dev.tide.storage.object.S3Config;
 import dev.tide.storage.object.S3ObjectStore;
 import io.grpc.ManagedChannel;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -94,9 +94,7 @@ final class OptimizerCommand implements Callable<Integer> {
     ObjectStore objects = objectStore();
     PrintWriter out = spec.commandLine().getOut();
     // The token is also the cluster token: a meta that requires one on every call gets it on every call.
-    NettyChannelBuilder cb = NettyChannelBuilder.forAddress(address.host(), address.port()).usePlaintext();
-    ClusterToken.resolve(token).ifPresent(t -> cb.intercept(t.clientInterceptor()));
-    ManagedChannel channel = cb.build();
+    ManagedChannel channel = Dial.to(address.toString(), ClusterToken.resolve(token)).build();
     OptimizerInstance instance = OptimizerInstance.start(channel, objects, settings);
     out.println("optimizer " + instance.instanceId() + " registered in group '" + group + "' with " + threads
         + (threads == 1 ? " thread" : " threads") + " at " + address);

@@ -15,7 +15,6 @@ import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -58,16 +57,10 @@ public final class ComputeServer implements AutoCloseable {
     }
     ClusterToken.requireForBind(token, bind.getAddress(), "compute");
     int slots = config.get(ProcessOptions.COMPUTE_SLOTS);
-    NettyChannelBuilder cb = NettyChannelBuilder.forAddress(metaAt.host(), metaAt.port()).usePlaintext();
-    token.ifPresent(t -> cb.intercept(t.clientInterceptor()));
-    ManagedChannel metaChannel = cb.build();
+    ManagedChannel metaChannel = Dial.to(metaAt.toString(), token).build();
     MetaServiceGrpc.MetaServiceBlockingStub metaStub = MetaServiceGrpc.newBlockingStub(metaChannel);
     ExchangeConfig exchange = ExchangeConfig.of(config);
-    ExchangeClient links = new ExchangeClient(address -> {
-      NettyChannelBuilder b = NettyChannelBuilder.forTarget(address).usePlaintext().maxInboundMessageSize(exchange.maxMessageBytes());
-      token.ifPresent(t -> b.intercept(t.clientInterceptor()));
-      return b.build();
-    });
+    ExchangeClient links = new ExchangeClient(address -> Dial.to(address, token).maxInboundMessageSize(exchange.maxMessageBytes()).build());
     ComputeNode node = new ComputeNode("compute@" + listen.host(), metaStub, ProcessOptions.objectStore(config),
         new BlockCache(256L << 20), links, exchange, clock);
     NettyServerBuilder sb = NettyServerBuilder.forAddress(bind).maxInboundMessageSize(exchange.maxMessageBytes());

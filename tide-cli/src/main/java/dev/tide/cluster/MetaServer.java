@@ -27,7 +27,6 @@ import io.grpc.ServerServiceDefinition;
 import io.grpc.BindableService;
 import io.grpc.HandlerRegistry;
 import io.grpc.ServerMethodDefinition;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.nio.file.Path;
 import java.util.Map;
@@ -96,11 +95,7 @@ public final class MetaServer implements AutoCloseable {
     AtomicReference<ManagedChannel> self = new AtomicReference<>();
     try {
       objects = ProcessOptions.objectStore(config);
-      Function<String, ManagedChannel> connector = address -> {
-        NettyChannelBuilder b = NettyChannelBuilder.forTarget(address).usePlaintext();
-        token.ifPresent(t -> b.intercept(t.clientInterceptor()));
-        return b.build();
-      };
+      Function<String, ManagedChannel> connector = address -> Dial.to(address, token).build();
       meta = new Meta(config, clock, connector, store);
       Meta m = meta;
       CommittedViews views = new CommittedViews(() -> m, objects);
@@ -117,9 +112,7 @@ public final class MetaServer implements AutoCloseable {
       grpc = bindOrExplain(sb.build(), "meta", listen, "meta.listen (--listen)");
       String host = bind.getAddress().isAnyLocalAddress() || bind.getAddress().isLoopbackAddress() ? "127.0.0.1" : listen.host();
       String selfAddress = host + ":" + grpc.getPort();
-      NettyChannelBuilder cb = NettyChannelBuilder.forTarget(selfAddress).usePlaintext();
-      token.ifPresent(t -> cb.intercept(t.clientInterceptor()));
-      self.set(cb.build());
+      self.set(Dial.to(selfAddress, token).build());
       ObjectStore o = objects;
       Optional<LocalProcessProvider.Settings> local = config.isSet(S3Config.BUCKET) ? Optional.empty()
           : Optional.of(localProviderSettings(config, selfAddress, token));

@@ -1,12 +1,12 @@
 package dev.tide.cli.ctl;
 
+import dev.tide.cluster.Dial;
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.proto.admin.AdminServiceGrpc;
 import dev.tide.proto.group.GroupServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -43,9 +43,7 @@ final class AdminClient implements AutoCloseable {
 
   AdminClient(MetaAddress address, Optional<ClusterToken> token) {
     this.address = address;
-    NettyChannelBuilder b = NettyChannelBuilder.forAddress(address.host(), address.port()).usePlaintext();
-    token.ifPresent(t -> b.intercept(t.clientInterceptor()));
-    this.channel = b.build();
+    this.channel = Dial.to(address.toString(), token).build();
   }
 
   dev.tide.proto.admin.JobServiceGrpc.JobServiceBlockingStub jobs() {
