@@ -195,8 +195,11 @@ class OptimizerScalingTest {
         timeline.print("local provider (tide optimizer processes), q5 burst");
         assertThat(timeline.maxInstances()).as("the keeper scaled the group above its floor").isGreaterThan(1);
       }
+      // Each planned task succeeds exactly once (a second completion of a task is refused), none abandoned. The keeper's
+      // metrics above come from its last round, so a task planned since may still be running: wait for it.
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+          .until(() -> optimizing.stats().tasksSucceeded() == optimizing.stats().tasksPlanned());
       OptimizingQueue.Stats stats = optimizing.stats();
-      // Each planned task succeeded exactly once (a second completion of a task is refused), none abandoned.
       assertThat(stats.tasksSucceeded()).isEqualTo(stats.tasksPlanned()).isPositive();
       assertThat(stats.compactionsAbandoned()).isZero();
       assertThat(NexmarkEndToEndTest.sorted(views.scan("q5"))).containsExactlyElementsOf(burstReference());
