@@ -39,13 +39,15 @@ import picocli.CommandLine.Spec;
             + " summary and the newest rows of both materialized views.",
         "",
         "While it runs, q5 is scaled out (at 40%% of the duration) and back in (at 70%%) online, and meta's"
-            + " admin API answers 'tide ctl' (e.g. ./tide ctl cluster) on 127.0.0.1.",
+            + " admin API answers 'tide ctl' (e.g. ./tide ctl cluster) on 127.0.0.1. Runs of a minute or more also start a"
+            + " bounded backfill (q1 over 500,000 events) at 10%%: the optimizer group scales up for the compaction it causes"
+            + " and drains back once idle, and every action of its keeper is printed with its reason.",
         ""})
 final class PlaygroundCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--duration", defaultValue = "60s", converter = OptionChecks.DurationConverter.class,
+  @Option(names = "--duration", defaultValue = "90s", converter = OptionChecks.DurationConverter.class,
       description = "How long to run, e.g. 30s, 5min (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
@@ -96,7 +98,8 @@ final class PlaygroundCommand implements Callable<Integer> {
     }
     List<PlaygroundView> views = PlaygroundView.standard();
     Playground playground = new Playground(settings, views, PlaygroundScript.standard(settings, views), out);
-    Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval);
+    Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval)
+        .with(dev.tide.optimizer.workload.WorkloadOptions.TASK_INPUT_BYTES, 4L << 20);
 
     Cleanup cleanup = new Cleanup(temporary ? dir : null);
     Thread hook = new Thread(cleanup::run, "tide-playground-cleanup");

@@ -15,7 +15,9 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -41,7 +43,10 @@ class OptimizerProcessTest {
             "optimizer", "--meta", "127.0.0.1:" + server.getPort(), "--threads", "2", "--group", "default",
             "--resource-id", "res-7", "--objects", dir.resolve("objects").toString(), "--idle-poll", "100ms")
             .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        JobDefinition job = cluster.submit(NexmarkQueries.plan("q0", NexmarkEndToEndTest.options()));
+        // Rate-limited so that the job writes L0 files over many barriers, also after the child registered.
+        Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
+        options.put("rate", "2000");
+        JobDefinition job = cluster.submit(NexmarkQueries.plan("q0", options));
 
         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
             assertThat(cluster.optimizing().instances("default")).singleElement()

@@ -7,6 +7,7 @@ import dev.tide.proto.group.GroupMetricsView;
 import dev.tide.proto.group.GroupRequest;
 import dev.tide.proto.group.GroupServiceGrpc.GroupServiceBlockingStub;
 import dev.tide.proto.group.GroupView;
+import dev.tide.proto.group.KeeperActionView;
 import dev.tide.proto.group.ListGroupsRequest;
 import dev.tide.proto.group.ListGroupsResponse;
 import dev.tide.proto.group.ResourceView;
@@ -158,6 +159,10 @@ final class GroupCommand implements Callable<Integer> {
           row("config-invalid", m.getConfigInvalid()));
       rows.forEach(r -> out.println("  " + r.get(0) + " " + r.get(1)));
       out.println("last decision: " + (g.getLastDecision().isEmpty() ? "none yet" : g.getLastDecision()));
+      out.println("recent actions: " + (g.getRecentActionsCount() == 0 ? "none" : ""));
+      for (KeeperActionView a : g.getRecentActionsList()) {
+        out.println("  " + (g.getAtMs() - a.getAtMs()) / 1000 + "s ago  " + a.getReason());
+      }
       out.println("next evaluation: " + (g.hasNextEvaluationMs() ? "in " + Math.max(0, g.getNextEvaluationMs() - g.getAtMs()) + "ms"
           : "on the next event"));
       out.println("resources: " + g.getResourcesCount());

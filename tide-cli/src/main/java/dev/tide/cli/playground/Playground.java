@@ -15,6 +15,7 @@ import dev.tide.meta.RescheduleResult;
 import dev.tide.meta.scale.Intent;
 import dev.tide.meta.scale.LayoutDiff;
 import dev.tide.optimizer.keeper.GroupView;
+import dev.tide.optimizer.keeper.KeeperAction;
 import dev.tide.proto.plan.FieldProto;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.TableCatalog;
@@ -98,6 +99,19 @@ public final class Playground {
     }
 
     /**
+     * Starts a query as a bounded, unthrottled backfill of {@code events} events (a burst of state
+     * writes, hence of compaction work); returns what was placed.
+     */
+    public String backfill(String query, long events) {
+      Map<String, String> o = new LinkedHashMap<>(sourceOptions());
+      o.remove(NexmarkSourceOptions.RATE.key());
+      o.put(NexmarkSourceOptions.EVENTS.key(), String.valueOf(events));
+      JobDefinition def = cluster.submit(NexmarkQueries.plan(query, o));
+      int actors = cluster.meta().layout(def.getName()).allActors().size();
+      return def.getFragmentsCount() + " fragments, " + actors + " actors";
+    }
+
+    /**
      * Sets a running view's job intent (keeping per-fragment overrides) and returns what the
      * reschedule changes, e.g. {@code "18 -> 36 actors, 192 vnodes and 12 splits move"}. A refusal
      * (another reschedule of the job is still in flight, the cluster is recovering) is returned as
@@ -160,8 +174,8 @@ public final class Playground {
     long endNanos = startNanos + settings.duration().toNanos();
     long nextTickNanos = startNanos + TICK_NANOS;
     ArrayDeque<Sample> window = new ArrayDeque<>();
-    window.add(new Sample(0, Map.of(), Map.of(), cluster.meta().stats(), 0, ""));
-    String lastDecision = "";
+    window.add(new Sample(0, Map.of(), Map.of(), cluster.meta().stats(), 0, 0, List.of()));
+    KeeperAction lastAction = null;
     int nextStep = 0;
     while (true) {
       long now = System.nanoTime();
@@ -172,10 +186,10 @@ public final class Playground {
       if (now >= nextTickNanos || end) {
         Sample s = sample(cluster, now - startNanos);
         out.println(table.row(window.peekFirst(), s));
-        // Decisions that act or hold a timer show once each; the keeper's "no change" rounds do not.
-        if (!s.decision().isEmpty() && !s.decision().startsWith("no change") && !s.decision().equals(lastDecision)) {
-          out.println(table.step(s.elapsedNanos(), "optimizers " + s.optimizers() + " (" + s.decision() + ")"));
-          lastDecision = s.decision();
+        // Every action of the optimizer group's keeper, once, with its reason.
+        for (KeeperAction a : s.actionsAfter(lastAction)) {
+          out.println(table.step(s.elapsedNanos(), "optimizer group: " + a.reason()));
+          lastAction = a;
         }
         out.flush();
         window.addLast(s);
@@ -238,9 +252,10 @@ public final class Playground {
     });
     List<GroupView> groups = cluster.groups().list();
     int optimizers = groups.stream().mapToInt(g -> g.metrics().instances()).sum();
-    String decision = groups.stream().filter(g -> g.name().equals(OptimizerGroups.DEFAULT_GROUP.name())).map(GroupView::lastDecision)
-        .findFirst().orElse("");
-    return new Sample(elapsedNanos, events, rows, stats, optimizers, decision);
+    List<KeeperAction> actions = groups.stream().filter(g -> g.name().equals(OptimizerGroups.DEFAULT_GROUP.name()))
+        .map(GroupView::recentActions).findFirst().orElse(List.of());
+    int tasks = groups.stream().mapToInt(g -> g.metrics().pendingTasks() + g.metrics().executingTasks()).sum();
+    return new Sample(elapsedNanos, events, rows, stats, optimizers, tasks, actions);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.tide.cli.playground;
 
+import dev.tide.cli.text.Cells;
 import dev.tide.meta.scale.Intent;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,9 +16,19 @@ public final class PlaygroundScript {
 
   /** The view the standard script rescales while it runs. */
   static final String SCALED = "q5";
+  /**
+   * The compaction burst: a bounded, unthrottled job whose view takes every bid. Its writes fill L0
+   * faster than the optimizer group's floor compacts them, so the group scales up; once the job is
+   * done the added instances idle and drain after the group's idle timeout (30s).
+   */
+  static final String BURST_QUERY = "q1";
+  static final long BURST_EVENTS = 500_000;
+  /** Shorter runs end before an idle instance could drain: they skip the burst. */
+  static final Duration BURST_MIN_DURATION = Duration.ofSeconds(60);
 
   /**
-   * Starts every view's query at 0s; at 40% of the duration scales q5 out to twice the cluster's
+   * Starts every view's query at 0s; at 10% of the duration (runs of a minute or more) a compaction
+   * burst; at 40% of the duration scales q5 out to twice the cluster's
    * slots (a fixed parallelism), at 70% back in to {@code adaptive} (one actor per slot); the
    * playground then runs until its duration has elapsed.
    */
@@ -25,6 +36,10 @@ public final class PlaygroundScript {
     List<PlaygroundStep> steps = new ArrayList<>();
     for (PlaygroundView v : views) {
       steps.add(new PlaygroundStep(Duration.ZERO, "start " + v.query(), session -> session.submit(v)));
+    }
+    if (settings.duration().compareTo(BURST_MIN_DURATION) >= 0) {
+      steps.add(new PlaygroundStep(fraction(settings.duration(), 10), "backfill " + BURST_QUERY + " over " + Cells.count(BURST_EVENTS)
+          + " events (a burst of compaction work)", session -> session.backfill(BURST_QUERY, BURST_EVENTS)));
     }
     if (views.stream().anyMatch(v -> v.query().equals(SCALED))) {
       int out = scaledOut(settings);

@@ -13,6 +13,7 @@ import dev.tide.proto.admin.ViewServiceGrpc;
 import dev.tide.proto.admin.WorkerHealth;
 import dev.tide.proto.group.GroupRequest;
 import dev.tide.proto.group.GroupServiceGrpc;
+import dev.tide.proto.group.KeeperActionView;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
@@ -37,6 +38,8 @@ public final class ProcessPlayground {
   private final PlaygroundSettings settings;
   private final PrintWriter out;
   private final List<TideProcess> children = new ArrayList<>();
+  /** When the newest keeper action printed was decided (actions of one round share it). */
+  private long lastActionAtMs = Long.MIN_VALUE;
 
   public ProcessPlayground(PlaygroundSettings settings, PrintWriter out) {
     this.settings = settings;
@@ -124,12 +127,23 @@ public final class ProcessPlayground {
     out.flush();
   }
 
-  /** The {@code default} optimizer group's instances and the keeper's last decision; empty without the group. */
-  private static String optimizers(ManagedChannel channel) {
+  /**
+   * The {@code default} optimizer group's instances, followed by a line for each keeper action not
+   * printed yet; empty without the group.
+   */
+  private String optimizers(ManagedChannel channel) {
     try {
       dev.tide.proto.group.GroupView g = GroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS)
           .show(GroupRequest.newBuilder().setName("default").build());
-      return "  optimizers " + g.getMetrics().getInstances() + (g.getLastDecision().isEmpty() ? "" : " (" + g.getLastDecision() + ")");
+      StringBuilder b = new StringBuilder("  optimizers " + g.getMetrics().getInstances());
+      long printedUpTo = lastActionAtMs;
+      for (KeeperActionView a : g.getRecentActionsList()) {
+        if (a.getAtMs() > printedUpTo) {
+          b.append(System.lineSeparator()).append(">> optimizer group: ").append(a.getReason());
+          lastActionAtMs = Math.max(lastActionAtMs, a.getAtMs());
+        }
+      }
+      return b.toString();
     } catch (StatusRuntimeException e) {
       return "";
     }

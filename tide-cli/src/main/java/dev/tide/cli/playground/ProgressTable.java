@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * The live table of the playground: one line per second with the committed epoch, the latest
- * barrier latency, recoveries so far, per view its events per second and row count, and the
- * registered optimizer instances. Steps of the script and the scale keeper's decisions print as lines
+ * barrier latency, recoveries so far, per view its events per second and row count, the
+ * registered optimizer instances and the compaction tasks waiting or running (the optimizers' load). Steps of the script and the scale keeper's decisions print as lines
  * of their own between the rows.
  */
 final class ProgressTable {
@@ -34,6 +34,7 @@ final class ProgressTable {
       h.add(v.query() + " rows");
     }
     h.add("optimizers");
+    h.add("opt tasks");
     return h;
   }
 
@@ -54,6 +55,7 @@ final class ProgressTable {
       cells.add(Cells.count(now.rows(v.query())));
     }
     cells.add(String.valueOf(now.optimizers()));
+    cells.add(String.valueOf(now.compactionTasks()));
     return TextTable.fixed(INDENT, width, cells);
   }
 

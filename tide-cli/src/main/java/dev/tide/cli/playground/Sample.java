@@ -1,6 +1,8 @@
 package dev.tide.cli.playground;
 
 import dev.tide.meta.MetaStats;
+import dev.tide.optimizer.keeper.KeeperAction;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,10 +13,20 @@ import java.util.Map;
  * @param rows committed rows of each view, by view name
  * @param stats the barrier pipeline at the time of the reading
  * @param optimizers registered optimizer instances of all groups
- * @param decision the scale keeper's last decision with its reason (group {@code default}), empty before the first
+ * @param compactionTasks compaction tasks planned or running in all groups
+ * @param actions the scale keeper's latest actions with their reasons (group {@code default}), oldest first
  */
 public record Sample(long elapsedNanos, Map<String, Long> events, Map<String, Long> rows, MetaStats stats, int optimizers,
-    String decision) {
+    int compactionTasks, List<KeeperAction> actions) {
+  /** The actions in this reading that come after {@code printed} (all of them when it is null or no longer listed). */
+  List<KeeperAction> actionsAfter(KeeperAction printed) {
+    int i = printed == null ? -1 : actions.lastIndexOf(printed);
+    if (i < 0 && printed != null) {
+      return actions.stream().filter(a -> a.atMs() > printed.atMs()).toList();
+    }
+    return actions.subList(i + 1, actions.size());
+  }
+
   long events(String view) {
     return events.getOrDefault(view, 0L);
   }

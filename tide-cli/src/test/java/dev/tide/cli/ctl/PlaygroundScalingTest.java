@@ -56,6 +56,6 @@ class PlaygroundScalingTest {
     assertThat(out.toString()).containsPattern("  4s  >> scale q5 out to 4: [0-9]+ -> [0-9]+ actors, [0-9]+ vnodes and [0-9]+ splits move\\n");
     assertThat(out.toString()).containsPattern("  7s  >> scale q5 back in to adaptive: ");
     // The default optimizer group's registered instances show in every row.
-    assertThat(out.toString()).contains("q7 rows  optimizers\n");
+    assertThat(out.toString()).contains("q7 rows  optimizers  opt tasks\n");
   }
 }

@@ -4,12 +4,14 @@ import dev.tide.optimizer.dra.GroupMetrics;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.keeper.GroupKeepers;
 import dev.tide.optimizer.keeper.GroupView;
+import dev.tide.optimizer.keeper.KeeperAction;
 import dev.tide.optimizer.keeper.ResourceRecord;
 import dev.tide.proto.group.CreateGroupRequest;
 import dev.tide.proto.group.DeleteGroupResponse;
 import dev.tide.proto.group.GroupMetricsView;
 import dev.tide.proto.group.GroupRequest;
 import dev.tide.proto.group.GroupServiceGrpc;
+import dev.tide.proto.group.KeeperActionView;
 import dev.tide.proto.group.ListGroupsRequest;
 import dev.tide.proto.group.ListGroupsResponse;
 import dev.tide.proto.group.ResourceView;
@@ -105,6 +107,9 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
         .setLastDecision(g.lastDecision())
         .setAtMs(g.atMs());
     g.nextEvaluationMs().ifPresent(b::setNextEvaluationMs);
+    for (KeeperAction a : g.recentActions()) {
+      b.addRecentActions(KeeperActionView.newBuilder().setAtMs(a.atMs()).setReason(a.reason()));
+    }
     for (ResourceRecord r : g.resources()) {
       b.addResources(ResourceView.newBuilder().setResourceId(r.resourceId()).setThreads(r.threads()).setRequestedAtMs(r.requestedAtMs()));
     }

@@ -11,8 +11,10 @@ import java.util.Optional;
  * @param inFlightTasks tasks SCHEDULED or ACKED on it
  * @param resourceId the provider resource it runs in, present iff the provider launched it (then equal
  *     to the id of the {@link PendingRequest} that asked for it)
+ * @param lastTaskMs when it was last handed a task or finished one, {@link Long#MIN_VALUE} if never: a
+ *     task that started and ended between two rounds still counts as activity for idle tracking
  */
-public record InstanceView(String instanceId, int threads, int inFlightTasks, Optional<String> resourceId) {
+public record InstanceView(String instanceId, int threads, int inFlightTasks, Optional<String> resourceId, long lastTaskMs) {
   public InstanceView {
     Objects.requireNonNull(instanceId, "instanceId");
     Objects.requireNonNull(resourceId, "resourceId");
@@ -24,12 +26,17 @@ public record InstanceView(String instanceId, int threads, int inFlightTasks, Op
 
   /** An instance the provider launched for resource {@code resourceId}. */
   public static InstanceView launched(String instanceId, int threads, int inFlightTasks, String resourceId) {
-    return new InstanceView(instanceId, threads, inFlightTasks, Optional.of(resourceId));
+    return new InstanceView(instanceId, threads, inFlightTasks, Optional.of(resourceId), Long.MIN_VALUE);
   }
 
   /** An instance started by hand (not a scale-down candidate). */
   public static InstanceView manual(String instanceId, int threads, int inFlightTasks) {
-    return new InstanceView(instanceId, threads, inFlightTasks, Optional.empty());
+    return new InstanceView(instanceId, threads, inFlightTasks, Optional.empty(), Long.MIN_VALUE);
+  }
+
+  /** The same instance, last handed or finishing a task at {@code atMs}. */
+  public InstanceView withLastTaskAt(long atMs) {
+    return new InstanceView(instanceId, threads, inFlightTasks, resourceId, atMs);
   }
 
   public boolean providerLaunched() {

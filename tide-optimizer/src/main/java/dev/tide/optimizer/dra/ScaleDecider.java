@@ -79,11 +79,13 @@ public final class ScaleDecider {
       // 1. Drain progress.
       SortedMap<String, Drain> draining = drainProgress(registered);
 
-      // 2. Idle observation.
+      // 2. Idle observation. Beyond spec 17's in-flight sampling, a task handed out or finished since
+      // the last round counts too (Spark's idle clock restarts at every task end): short tasks that
+      // fall between rounds must not make a working instance look idle.
       SortedMap<String, Long> lastBusy = new TreeMap<>();
       for (InstanceView i : registered.values()) {
         Long seen = prev.lastBusyMs().get(i.instanceId());
-        lastBusy.put(i.instanceId(), i.inFlightTasks() > 0 || seen == null ? now : seen);
+        lastBusy.put(i.instanceId(), i.inFlightTasks() > 0 || seen == null ? now : Math.max(seen, Math.min(now, i.lastTaskMs())));
       }
 
       Capacity cap = Capacity.of(registered.values(), draining.keySet(), pending);

@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -68,6 +69,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class GroupKeepers implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupKeepers.class);
+  /** Actions a group's view keeps. */
+  static final int RECENT_ACTIONS = 16;
 
   /** Accessors of {@link GroupMetrics}' components after {@code group}, in {@link GroupMetrics#NAMES} order. */
   private static final List<Method> METRIC_ACCESSORS = Arrays.stream(GroupMetrics.class.getRecordComponents())
@@ -360,6 +363,8 @@ public final class GroupKeepers implements AutoCloseable {
     /** Identifies the live scheduled round: a round that fired while being replaced sees a newer one and does nothing. */
     private long scheduleSeq;
     private String lastDecision = "";
+    /** The latest actions, oldest first, at most {@link #RECENT_ACTIONS}. */
+    private final ArrayDeque<KeeperAction> actions = new ArrayDeque<>();
     private boolean stopped;
     private final List<Meter> registered = new ArrayList<>();
     private GroupMetrics cachedMetrics;
@@ -475,7 +480,7 @@ public final class GroupKeepers implements AutoCloseable {
         FloorKeeper.Decision d = FloorKeeper.decide(snap, state, config(), now);
         ResourceProvider provider = providers.get(definition.provider());
         d.scaleUp().ifPresent(up -> {
-          LOG.info("group {}: {}", name(), up.reason());
+          act(now, up.reason());
           for (String id : up.resourceIds()) {
             outcomes.put(id, request(provider, id, up.threadsPerInstance(), now));
           }
@@ -505,15 +510,15 @@ public final class GroupKeepers implements AutoCloseable {
       ScaleDecision d = ScaleDecider.decide(snap, state, config(), now);
       ResourceProvider provider = providers.get(definition.provider());
       for (var r : d.removals()) {
-        LOG.info("group {}: {}", name(), r.reason());
+        act(now, r.reason());
         release(provider, r.instanceId(), r.resourceId());
       }
       d.drain().ifPresent(drain -> {
-        LOG.info("group {}: {}", name(), drain.reason());
+        act(now, drain.reason());
         load.drain(name(), drain.instanceId());
       });
       d.scaleUp().ifPresent(up -> {
-        LOG.info("group {}: {}", name(), up.reason());
+        act(now, up.reason());
         for (String id : up.resourceIds()) {
           outcomes.put(id, request(provider, id, up.threadsPerInstance(), now));
         }
@@ -529,6 +534,15 @@ public final class GroupKeepers implements AutoCloseable {
         LOG.info("group {}: next evaluation {}", name(), describeNext(d, now));
       }
       wake(d.nextEvaluationMs());
+    }
+
+    /** Logs an action and keeps it in the group's recent actions. */
+    private void act(long now, String reason) {
+      LOG.info("group {}: {}", name(), reason);
+      actions.addLast(new KeeperAction(now, reason));
+      while (actions.size() > RECENT_ACTIONS) {
+        actions.removeFirst();
+      }
     }
 
     private String describeNext(ScaleDecision d, long now) {
@@ -624,7 +638,7 @@ public final class GroupKeepers implements AutoCloseable {
     }
 
     GroupView view(long now) {
-      return new GroupView(definition, config().draEnabled(), loaded.invalidReason(), metrics(now), lastDecision,
+      return new GroupView(definition, config().draEnabled(), loaded.invalidReason(), metrics(now), lastDecision, List.copyOf(actions),
           next == null ? OptionalLong.empty() : OptionalLong.of(nextAtMs), resources(), now);
     }
 

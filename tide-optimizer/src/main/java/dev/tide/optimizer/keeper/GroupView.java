@@ -14,13 +14,15 @@ import java.util.OptionalLong;
  * @param configInvalid why the stored configuration is invalid, if it is (DRA is then treated as disabled)
  * @param metrics the group's metrics as of {@code atMs}
  * @param lastDecision the summary of the keeper's last round, empty before the first
+ * @param recentActions the keeper's latest actions on the pool (scale-ups, drains, removals), oldest first
  * @param nextEvaluationMs when the keeper evaluates next without an event, if scheduled
  * @param resources resource records of the group, sorted by id
  * @param atMs when the view was taken
  */
 public record GroupView(GroupDefinition definition, boolean draEnabled, Optional<String> configInvalid, GroupMetrics metrics,
-    String lastDecision, OptionalLong nextEvaluationMs, List<ResourceRecord> resources, long atMs) {
+    String lastDecision, List<KeeperAction> recentActions, OptionalLong nextEvaluationMs, List<ResourceRecord> resources, long atMs) {
   public GroupView {
+    recentActions = List.copyOf(recentActions);
     resources = List.copyOf(resources);
   }
 

@@ -8,9 +8,11 @@ import dev.tide.optimizer.group.TableStatus;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -113,17 +115,26 @@ public final class OptimizingQueue {
 
   private static final class Instance {
     final String id;
+    /** Registration order: packing prefers lower. */
+    final long seq;
     final String group;
     final int threads;
     final Optional<String> resourceId;
+    /** When each thread last polled. */
+    final long[] lastPollMs;
+    /** When it was last handed a task or finished one. */
+    long lastTaskMs = Long.MIN_VALUE;
     long lastHeartbeatMs;
     boolean draining;
 
-    Instance(String id, String group, int threads, Optional<String> resourceId, long now) {
+    Instance(String id, long seq, String group, int threads, Optional<String> resourceId, long now) {
       this.id = id;
+      this.seq = seq;
       this.group = group;
       this.threads = threads;
       this.resourceId = resourceId;
+      this.lastPollMs = new long[threads];
+      Arrays.fill(lastPollMs, Long.MIN_VALUE);
       this.lastHeartbeatMs = now;
     }
   }
@@ -247,8 +258,9 @@ public final class OptimizingQueue {
       throw new IllegalArgumentException("optimizer registration in group '" + group + "' refused: threads " + threads
           + " must be between 1 and 1024");
     }
-    String id = instanceIdPrefix + "-" + nextInstance++;
-    instances.put(id, new Instance(id, group, threads, resourceId, now));
+    long seq = nextInstance++;
+    String id = instanceIdPrefix + "-" + seq;
+    instances.put(id, new Instance(id, seq, group, threads, resourceId, now));
     return id;
   }
 
@@ -320,7 +332,8 @@ public final class OptimizingQueue {
   /**
    * A thread of an instance asks for a task. It gets the lowest PLANNED task of the table of its
    * group that uses the smallest share of its quota limit (ties: lowest table id), if that table is
-   * below its limit. When it gets none, PENDING tables of the group (longest pending first) start
+   * below its limit, and if no earlier-registered instance of the group has a ready thread (free, and
+   * polled within {@code optimizer.packing-window}): that one takes the task at its next poll. When it gets none, PENDING tables of the group (longest pending first) start
    * PLANNING while fewer than {@code optimizer.max-planning-parallelism} are.
    *
    * @throws UnknownInstanceException if the instance is not registered
@@ -332,6 +345,7 @@ public final class OptimizingQueue {
           + (inst.threads - 1));
     }
     inst.lastHeartbeatMs = now;
+    inst.lastPollMs[thread] = now;
     if (inst.draining) {
       return new PollResult(Optional.empty(), List.of());
     }
@@ -353,7 +367,7 @@ public final class OptimizingQueue {
         bestShare = share;
       }
     }
-    if (best != null) {
+    if (best != null && !earlierInstanceReady(inst, now)) {
       for (CompactionTask task : best.tasks) {
         if (task.state == TaskState.PLANNED) {
           task.moveTo(TaskState.SCHEDULED);
@@ -361,6 +375,7 @@ public final class OptimizingQueue {
           task.instanceId = inst.id;
           task.thread = thread;
           task.scheduledAtMs = now;
+          inst.lastTaskMs = now;
           return new PollResult(Optional.of(task.view()), List.of());
         }
       }
@@ -385,6 +400,36 @@ public final class OptimizingQueue {
     return new PollResult(Optional.empty(), started);
   }
 
+  /**
+   * Packing: whether a non-draining instance of {@code inst}'s group registered before it has a thread
+   * that holds no task and polled within the packing window, i.e. will poll again shortly. Handing
+   * tasks to the earliest instances first leaves the latest idle under a light load, so the keeper
+   * can release them (spec: idle instances are the scale-down candidates).
+   */
+  private boolean earlierInstanceReady(Instance inst, long now) {
+    long window = options.packingWindowMs();
+    if (window <= 0) {
+      return false;
+    }
+    Set<String> occupied = new HashSet<>();
+    for (CompactionTask task : tasks.values()) {
+      if (task.state.occupiesThread()) {
+        occupied.add(task.instanceId + "#" + task.thread);
+      }
+    }
+    for (Instance other : instances.values()) {
+      if (other.seq >= inst.seq || other.draining || !other.group.equals(inst.group)) {
+        continue;
+      }
+      for (int t = 0; t < other.threads; t++) {
+        if (other.lastPollMs[t] >= now - window && !occupied.contains(other.id + "#" + t)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** The thread acknowledges a task it got. @throws TaskNotHeldException if it no longer holds it */
   public synchronized void ack(String instanceId, long taskId, int attempt, long now) {
     instance(instanceId).lastHeartbeatMs = now;
@@ -404,11 +449,13 @@ public final class OptimizingQueue {
    */
   public synchronized Completion complete(String instanceId, long taskId, int attempt, List<SstInfo> outputs, String error,
       long now) {
-    instance(instanceId).lastHeartbeatMs = now;
+    Instance inst = instance(instanceId);
+    inst.lastHeartbeatMs = now;
     CompactionTask task = held(instanceId, taskId, attempt, "completion");
     if (task.state != TaskState.ACKED) {
       throw new TaskNotHeldException("completion of task " + taskId + " refused: it is " + task.state + ", not ACKED");
     }
+    inst.lastTaskMs = now;
     Table t = tables.get(task.spec.tableId());
     if (error == null || error.isEmpty()) {
       task.moveTo(TaskState.SUCCESS);
@@ -458,7 +505,7 @@ public final class OptimizingQueue {
     List<InstanceView> out = new ArrayList<>();
     for (Instance i : instances.values()) {
       if (i.group.equals(group)) {
-        out.add(new InstanceView(i.id, i.threads, inFlight.getOrDefault(i.id, 0), i.resourceId));
+        out.add(new InstanceView(i.id, i.threads, inFlight.getOrDefault(i.id, 0), i.resourceId, i.lastTaskMs));
       }
     }
     return out;

@@ -20,9 +20,11 @@ import java.util.List;
  *     installed everywhere (covers point reads, which do not pin)
  * @param objectPrefix object-path prefix of SSTs (outputs go to {@code prefix/<id>.sst})
  * @param registerToken secret an optimizer must present to register; empty for none
+ * @param packingWindowMs a thread that polled within this window and holds no task counts as ready
+ *     to take one; tasks go to the earliest-registered instance with a ready thread; 0 turns packing off
  */
 public record WorkloadOptions(int l0Files, long l0Bytes, long taskInputBytes, int maxTasksPerTable, int maxAttempts,
-    long targetFileBytes, long deleteGraceMs, String objectPrefix, String registerToken) {
+    long targetFileBytes, long deleteGraceMs, String objectPrefix, String registerToken, long packingWindowMs) {
   public static final ConfigOption<Integer> L0_FILES = ConfigOption.intOption("optimizer.trigger.l0-files", 8,
       "A table with at least this many L0 SSTs becomes PENDING (needs compaction).")
       .withRule(v -> v >= 1, "at least 1");
@@ -50,14 +52,21 @@ public record WorkloadOptions(int l0Files, long l0Bytes, long taskInputBytes, in
   public static final ConfigOption<String> REGISTER_TOKEN = ConfigOption.stringOption("optimizer.register-token", "",
       "Secret an optimizer must present to register; empty accepts any.");
 
+  public static final ConfigOption<Duration> PACKING_WINDOW = ConfigOption.durationOption("optimizer.packing-window", Duration.ofSeconds(1),
+      "Tasks go to the earliest-registered instance of a group that has a free thread which polled within this window; later"
+          + " instances get tasks only while those are busy. A light load then keeps few instances busy, so the scale keeper can"
+          + " release the others once idle. Longer than the optimizers' idle poll (500ms); 0 hands a task to whichever thread polls"
+          + " first.")
+      .withRule(d -> !d.isNegative() && d.compareTo(Duration.ofMinutes(1)) <= 0, "between 0 and 1min");
+
   public static final List<ConfigOption<?>> ALL = List.of(L0_FILES, L0_BYTES, TASK_INPUT_BYTES, MAX_TASKS_PER_TABLE, MAX_ATTEMPTS,
-      TARGET_FILE_BYTES, DELETE_GRACE, OBJECT_PREFIX, REGISTER_TOKEN);
+      TARGET_FILE_BYTES, DELETE_GRACE, OBJECT_PREFIX, REGISTER_TOKEN, PACKING_WINDOW);
 
   /** The options set in {@code config}, defaults elsewhere. */
   public static WorkloadOptions from(Config config) {
     return new WorkloadOptions(config.get(L0_FILES), config.get(L0_BYTES), config.get(TASK_INPUT_BYTES),
         config.get(MAX_TASKS_PER_TABLE), config.get(MAX_ATTEMPTS), config.get(TARGET_FILE_BYTES),
-        config.get(DELETE_GRACE).toMillis(), config.get(OBJECT_PREFIX), config.get(REGISTER_TOKEN));
+        config.get(DELETE_GRACE).toMillis(), config.get(OBJECT_PREFIX), config.get(REGISTER_TOKEN), config.get(PACKING_WINDOW).toMillis());
   }
 
   public static WorkloadOptions defaults() {

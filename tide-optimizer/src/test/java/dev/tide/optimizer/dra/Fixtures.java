@@ -64,6 +64,12 @@ final class Fixtures {
       return this;
     }
 
+    /** A launched instance with nothing in flight that was last handed or finished a task at {@code lastTaskMs}. */
+    Snap launchedWorkedAt(String id, int threads, long lastTaskMs) {
+      instances.add(InstanceView.launched(id, threads, 0, "res-" + id).withLastTaskAt(lastTaskMs));
+      return this;
+    }
+
     Snap launchedAs(String id, int threads, int inFlight, String resourceId) {
       instances.add(InstanceView.launched(id, threads, inFlight, resourceId));
       return this;

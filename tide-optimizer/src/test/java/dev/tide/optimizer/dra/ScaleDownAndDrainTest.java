@@ -29,6 +29,18 @@ class ScaleDownAndDrainTest {
   }
 
   @Test
+  void aTaskThatStartedAndEndedBetweenRoundsRestartsTheIdleClock() {
+    Keeper k = new Keeper(cfg());
+    k.round(snap().launched("a", 1, 0).build(), T0);
+    // No round saw a task in flight on "a", but it finished one at T0+4 min.
+    ScaleDecision d = k.round(snap().launchedWorkedAt("a", 1, T0 + 4 * MIN).build(), T0 + 5 * MIN);
+    assertThat(d.drain()).isEmpty();
+    assertThat(k.state.lastBusyMs()).containsEntry("a", T0 + 4 * MIN);
+    assertThat(d.nextEvaluationMs()).as("idle timeout counted from the task").isEqualTo(T0 + 9 * MIN);
+    assertThat(k.round(snap().launchedWorkedAt("a", 1, T0 + 4 * MIN).build(), T0 + 9 * MIN).drain()).isPresent();
+  }
+
+  @Test
   void drainsTheLongestIdleInstanceOnePerRoundWithCooldownAndNeverBelowMin() {
     Keeper k = new Keeper(cfg("dynamic-allocation.min-parallelism", "1"));
     k.round(threeIdle().build(), T0);

@@ -77,7 +77,7 @@ class OptimizingQueueTest {
     TaskView a = q.poll(inst, 0, now()).task().orElseThrow();
     TaskView b = q.poll(inst, 1, now()).task().orElseThrow();
     assertThat(q.tables(G).get(0).occupiedThreads()).isEqualTo(2);
-    assertThat(q.instances(G)).containsExactly(InstanceView.manual(inst, 4, 2));
+    assertThat(q.instances(G)).containsExactly(InstanceView.manual(inst, 4, 2).withLastTaskAt(now()));
     q.ack(inst, a.taskId(), a.attempt(), now());
     q.ack(inst, b.taskId(), b.attempt(), now());
     assertThat(q.complete(inst, a.taskId(), a.attempt(), out(100, 1001), "", now()).commit()).isEmpty();
@@ -134,9 +134,53 @@ class OptimizingQueueTest {
         .containsExactly(TableStatus.PLANNING, TableStatus.PLANNING, TableStatus.PENDING);
   }
 
+  /** Options without packing: any polling thread may take a task. */
+  static WorkloadOptions unpacked(int l0Files, long taskInputBytes) {
+    return WorkloadOptions.from(Config.defaults().with(WorkloadOptions.L0_FILES, l0Files)
+        .with(WorkloadOptions.TASK_INPUT_BYTES, taskInputBytes).with(WorkloadOptions.PACKING_WINDOW, Duration.ZERO));
+  }
+
+  @Test
+  void packingHandsTasksToTheEarliestInstanceWithAReadyThread() {
+    OptimizingQueue q = queue(options(1, 100), Map.of());
+    q.configureTable(5, new TableSettings(G, 8)); // up to 8 threads at once: the quota never binds here
+    StoreVersion v = Versions.withL0(2, 5);
+    q.observe(v, now());
+    String first = q.register(G, 2, Optional.empty(), now());
+    String second = q.register(G, 2, Optional.empty(), now());
+    pollAndPlan(q, first, 0, v);
+    // first's thread 0 polled just now and holds nothing: it takes the next task, not second.
+    assertThat(q.poll(second, 0, now()).task()).isEmpty();
+    assertThat(q.poll(first, 0, now()).task()).isPresent();
+    // first's thread 1 never polled: not ready, so second may take one.
+    assertThat(q.poll(second, 0, now()).task()).isPresent();
+    // first's thread 1 polls and takes one; first is then full, and second takes the rest.
+    assertThat(q.poll(first, 1, now()).task()).isPresent();
+    assertThat(q.poll(second, 1, now()).task()).isPresent();
+  }
+
+  @Test
+  void packingIgnoresEarlierInstancesThatAreSilentOrDraining() {
+    OptimizingQueue q = queue(options(1, 100), Map.of());
+    q.configureTable(5, new TableSettings(G, 8)); // up to 8 threads at once: the quota never binds here
+    StoreVersion v = Versions.withL0(2, 5);
+    q.observe(v, now());
+    String first = q.register(G, 1, Optional.empty(), now());
+    String second = q.register(G, 1, Optional.empty(), now());
+    pollAndPlan(q, first, 0, v);
+    assertThat(q.poll(second, 0, now()).task()).isEmpty();
+    // first's last poll is older than the window (1s): it may be stuck, so second takes the task.
+    clock.advance(Duration.ofMillis(1001));
+    assertThat(q.poll(second, 0, now()).task()).isPresent();
+    q.poll(first, 0, now()); // takes a task: busy
+    String third = q.register(G, 1, Optional.empty(), now());
+    q.drain(G, second); // second holds a task but drains: never a reason to hold third back
+    assertThat(q.poll(third, 0, now()).task()).isPresent();
+  }
+
   @Test
   void proportionalQuotaLimitsThreadsOfATableAtPoll() {
-    OptimizingQueue q = queue(options(1, 100), Map.of()); // 100 bytes per task: many tasks
+    OptimizingQueue q = queue(unpacked(1, 100), Map.of()); // 100 bytes per task: many tasks
     StoreVersion v = Versions.withL0(2, 5);
     q.observe(v, now());
     String inst = q.register(G, 4, Optional.empty(), now());
@@ -277,7 +321,7 @@ class OptimizingQueueTest {
     q.drain(G, inst);
     assertThat(q.draining(inst)).isTrue();
     assertThat(q.poll(inst, 1, now()).task()).isEmpty();
-    assertThat(q.instances(G)).containsExactly(InstanceView.launched(inst, 2, 1, "res-1"));
+    assertThat(q.instances(G)).containsExactly(InstanceView.launched(inst, 2, 1, "res-1").withLastTaskAt(now()));
     assertThat(q.unregister(inst)).isEqualTo(1);
     assertThat(q.tasks(5).get(0).state()).isEqualTo(TaskState.PLANNED);
     assertThat(t.attempt()).isEqualTo(1);

@@ -36,6 +36,8 @@ public final class NexmarkSourceOp implements SourceOperator {
   private final ChunkBuilder builder;
   private int[] splits;
   private long[] offsets;
+  /** The offsets as the state table holds them: a barrier writes only the splits that moved since. */
+  private long[] stored;
   private StateTable state;
   private boolean started;
   private boolean paused;
@@ -82,6 +84,7 @@ public final class NexmarkSourceOp implements SourceOperator {
       Object[] row = state.get(new Object[] {splits[i]});
       offsets[i] = row == null ? splits[i] : (Long) row[1];
     }
+    stored = offsets.clone();
   }
 
   private boolean exhausted() {
@@ -171,7 +174,10 @@ public final class NexmarkSourceOp implements SourceOperator {
     }
     if (offsets != null) {
       for (int i = 0; i < splits.length; i++) {
-        state.put(new Object[] {splits[i], offsets[i]});
+        if (offsets[i] != stored[i]) {
+          state.put(new Object[] {splits[i], offsets[i]});
+          stored[i] = offsets[i];
+        }
       }
     }
     state.commit(barrier.prevEpoch());
