@@ -15,6 +15,7 @@ import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
 import dev.tide.meta.group.GroupGrpcService;
+import dev.tide.optimizer.workload.WorkloadOptions;
 import dev.tide.meta.admin.WorkerLauncher;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -98,8 +99,10 @@ final class PlaygroundCommand implements Callable<Integer> {
     }
     List<PlaygroundView> views = PlaygroundView.standard();
     Playground playground = new Playground(settings, views, PlaygroundScript.standard(settings, views), out);
+    // Compaction sized for a demo's state (tens of MB, not GB): tasks of 8 MB, so that the burst's
+    // compactions split into several tasks, and a trigger of 16 L0 files.
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval)
-        .with(dev.tide.optimizer.workload.WorkloadOptions.TASK_INPUT_BYTES, 4L << 20);
+        .with(WorkloadOptions.TASK_INPUT_BYTES, 8L << 20).with(WorkloadOptions.L0_FILES, 16);
 
     Cleanup cleanup = new Cleanup(temporary ? dir : null);
     Thread hook = new Thread(cleanup::run, "tide-playground-cleanup");

@@ -32,6 +32,13 @@ import org.junit.jupiter.api.io.TempDir;
 class CompactionEndToEndTest {
   static final int L0_TRIGGER = 4;
 
+  /** The test stream, rate-limited so that it writes L0 files over many barriers (unthrottled, it may fit in one). */
+  static Map<String, String> overManyBarriers() {
+    Map<String, String> o = new HashMap<>(NexmarkEndToEndTest.options());
+    o.put("rate", "4000");
+    return o;
+  }
+
   @Test
   void optimizersCompactWhileTheQueryRunsAndTheViewStaysCorrect(@TempDir Path dir) {
     Config config = NexmarkEndToEndTest.fastBarriers()
@@ -40,7 +47,7 @@ class CompactionEndToEndTest {
         .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500)).with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       List<OptimizerInstance> optimizers = cluster.startOptimizers("default", 2, 2);
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", NexmarkEndToEndTest.options()));
+      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", overManyBarriers()));
       Map<Long, SstInfo> seen = new HashMap<>();
       int[] maxL0 = {0};
       await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
@@ -94,7 +101,7 @@ class CompactionEndToEndTest {
         .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500)).with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       List<OptimizerInstance> optimizers = cluster.startOptimizers("default", 2, 1);
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", NexmarkEndToEndTest.options()));
+      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", overManyBarriers()));
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
           .until(() -> cluster.optimizing().stats().compactionsCommitted() >= 1);
 

@@ -13,6 +13,8 @@ import java.util.Objects;
 final class CompactionTask {
   final long id;
   final TaskSpec spec;
+  /** When the task was planned: packing hands it to a later instance only once it has waited. */
+  final long plannedAtMs;
   TaskState state = TaskState.PLANNED;
   /** Counts schedulings; names the current one so late results of earlier ones are refused. */
   int attempt;
@@ -23,9 +25,10 @@ final class CompactionTask {
   List<SstInfo> outputs = List.of();
   String lastError = "";
 
-  CompactionTask(long id, TaskSpec spec) {
+  CompactionTask(long id, TaskSpec spec, long plannedAtMs) {
     this.id = id;
     this.spec = spec;
+    this.plannedAtMs = plannedAtMs;
   }
 
   /** Moves to {@code next}, checking the transition table. */

@@ -8,11 +8,9 @@ import dev.tide.optimizer.group.TableStatus;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -105,9 +103,14 @@ public final class OptimizingQueue {
     }
 
     int planned() {
+      return planned(Long.MAX_VALUE);
+    }
+
+    /** PLANNED tasks planned at or before {@code plannedBy}. */
+    int planned(long plannedBy) {
       int n = 0;
       for (CompactionTask t : tasks) {
-        n += t.state == TaskState.PLANNED ? 1 : 0;
+        n += t.state == TaskState.PLANNED && t.plannedAtMs <= plannedBy ? 1 : 0;
       }
       return n;
     }
@@ -120,8 +123,6 @@ public final class OptimizingQueue {
     final String group;
     final int threads;
     final Optional<String> resourceId;
-    /** When each thread last polled. */
-    final long[] lastPollMs;
     /** When it was last handed a task or finished one. */
     long lastTaskMs = Long.MIN_VALUE;
     long lastHeartbeatMs;
@@ -133,8 +134,6 @@ public final class OptimizingQueue {
       this.group = group;
       this.threads = threads;
       this.resourceId = resourceId;
-      this.lastPollMs = new long[threads];
-      Arrays.fill(lastPollMs, Long.MIN_VALUE);
       this.lastHeartbeatMs = now;
     }
   }
@@ -210,7 +209,7 @@ public final class OptimizingQueue {
     }
     List<CompactionTask> list = new ArrayList<>();
     for (TaskSpec spec : plan.tasks()) {
-      CompactionTask task = new CompactionTask(nextTaskId++, spec);
+      CompactionTask task = new CompactionTask(nextTaskId++, spec, now);
       list.add(task);
       tasks.put(task.id, task);
     }
@@ -332,8 +331,8 @@ public final class OptimizingQueue {
   /**
    * A thread of an instance asks for a task. It gets the lowest PLANNED task of the table of its
    * group that uses the smallest share of its quota limit (ties: lowest table id), if that table is
-   * below its limit, and if no earlier-registered instance of the group has a ready thread (free, and
-   * polled within {@code optimizer.packing-window}): that one takes the task at its next poll. When it gets none, PENDING tables of the group (longest pending first) start
+   * below its limit. An instance with an earlier-registered, non-draining instance in its group only
+   * gets tasks that have waited {@code optimizer.packing-window} (see {@link #hasEarlierInstance}). When it gets none, PENDING tables of the group (longest pending first) start
    * PLANNING while fewer than {@code optimizer.max-planning-parallelism} are.
    *
    * @throws UnknownInstanceException if the instance is not registered
@@ -345,15 +344,15 @@ public final class OptimizingQueue {
           + (inst.threads - 1));
     }
     inst.lastHeartbeatMs = now;
-    inst.lastPollMs[thread] = now;
     if (inst.draining) {
       return new PollResult(Optional.empty(), List.of());
     }
     int groupThreads = groupThreads(inst.group);
+    long plannedBy = hasEarlierInstance(inst) ? now - options.packingWindowMs() : Long.MAX_VALUE;
     Table best = null;
     double bestShare = Double.MAX_VALUE;
     for (Table t : tables.values()) {
-      if (t.status != TableStatus.OPTIMIZING || !t.settings.group().equals(inst.group) || t.planned() == 0) {
+      if (t.status != TableStatus.OPTIMIZING || !t.settings.group().equals(inst.group) || t.planned(plannedBy) == 0) {
         continue;
       }
       int limit = Quotas.limit(t.settings.quota(), groupThreads);
@@ -367,9 +366,9 @@ public final class OptimizingQueue {
         bestShare = share;
       }
     }
-    if (best != null && !earlierInstanceReady(inst, now)) {
+    if (best != null) {
       for (CompactionTask task : best.tasks) {
-        if (task.state == TaskState.PLANNED) {
+        if (task.state == TaskState.PLANNED && task.plannedAtMs <= plannedBy) {
           task.moveTo(TaskState.SCHEDULED);
           task.attempt++;
           task.instanceId = inst.id;
@@ -401,30 +400,19 @@ public final class OptimizingQueue {
   }
 
   /**
-   * Packing: whether a non-draining instance of {@code inst}'s group registered before it has a thread
-   * that holds no task and polled within the packing window, i.e. will poll again shortly. Handing
-   * tasks to the earliest instances first leaves the latest idle under a light load, so the keeper
-   * can release them (spec: idle instances are the scale-down candidates).
+   * Packing: whether a non-draining instance of {@code inst}'s group registered before it. Such an
+   * instance gets a new task at once; {@code inst} only once the task has waited the packing window
+   * (delay scheduling, like Spark's locality wait). Short tasks then stay on the earliest instances
+   * and the latest ones idle under a light load, so the keeper can release them; under a sustained
+   * backlog every instance works, the later ones one window behind.
    */
-  private boolean earlierInstanceReady(Instance inst, long now) {
-    long window = options.packingWindowMs();
-    if (window <= 0) {
+  private boolean hasEarlierInstance(Instance inst) {
+    if (options.packingWindowMs() <= 0) {
       return false;
     }
-    Set<String> occupied = new HashSet<>();
-    for (CompactionTask task : tasks.values()) {
-      if (task.state.occupiesThread()) {
-        occupied.add(task.instanceId + "#" + task.thread);
-      }
-    }
     for (Instance other : instances.values()) {
-      if (other.seq >= inst.seq || other.draining || !other.group.equals(inst.group)) {
-        continue;
-      }
-      for (int t = 0; t < other.threads; t++) {
-        if (other.lastPollMs[t] >= now - window && !occupied.contains(other.id + "#" + t)) {
-          return true;
-        }
+      if (other.seq < inst.seq && !other.draining && other.group.equals(inst.group)) {
+        return true;
       }
     }
     return false;

@@ -20,8 +20,8 @@ import java.util.List;
  *     installed everywhere (covers point reads, which do not pin)
  * @param objectPrefix object-path prefix of SSTs (outputs go to {@code prefix/<id>.sst})
  * @param registerToken secret an optimizer must present to register; empty for none
- * @param packingWindowMs a thread that polled within this window and holds no task counts as ready
- *     to take one; tasks go to the earliest-registered instance with a ready thread; 0 turns packing off
+ * @param packingWindowMs how long a new task is kept for the earliest-registered instance of its group
+ *     before any instance may take it; 0 turns packing off
  */
 public record WorkloadOptions(int l0Files, long l0Bytes, long taskInputBytes, int maxTasksPerTable, int maxAttempts,
     long targetFileBytes, long deleteGraceMs, String objectPrefix, String registerToken, long packingWindowMs) {
@@ -53,9 +53,9 @@ public record WorkloadOptions(int l0Files, long l0Bytes, long taskInputBytes, in
       "Secret an optimizer must present to register; empty accepts any.");
 
   public static final ConfigOption<Duration> PACKING_WINDOW = ConfigOption.durationOption("optimizer.packing-window", Duration.ofSeconds(1),
-      "Tasks go to the earliest-registered instance of a group that has a free thread which polled within this window; later"
-          + " instances get tasks only while those are busy. A light load then keeps few instances busy, so the scale keeper can"
-          + " release the others once idle. Longer than the optimizers' idle poll (500ms); 0 hands a task to whichever thread polls"
+      "A new task goes at once only to the earliest-registered instance of its group; the others may take it once it has waited"
+          + " this long. Short tasks then stay on the first instance and a light load leaves the others idle, so the scale keeper"
+          + " can release them; a backlog still reaches every instance, one window later. 0 hands a task to whichever thread polls"
           + " first.")
       .withRule(d -> !d.isNegative() && d.compareTo(Duration.ofMinutes(1)) <= 0, "between 0 and 1min");
 

@@ -141,26 +141,7 @@ class OptimizingQueueTest {
   }
 
   @Test
-  void packingHandsTasksToTheEarliestInstanceWithAReadyThread() {
-    OptimizingQueue q = queue(options(1, 100), Map.of());
-    q.configureTable(5, new TableSettings(G, 8)); // up to 8 threads at once: the quota never binds here
-    StoreVersion v = Versions.withL0(2, 5);
-    q.observe(v, now());
-    String first = q.register(G, 2, Optional.empty(), now());
-    String second = q.register(G, 2, Optional.empty(), now());
-    pollAndPlan(q, first, 0, v);
-    // first's thread 0 polled just now and holds nothing: it takes the next task, not second.
-    assertThat(q.poll(second, 0, now()).task()).isEmpty();
-    assertThat(q.poll(first, 0, now()).task()).isPresent();
-    // first's thread 1 never polled: not ready, so second may take one.
-    assertThat(q.poll(second, 0, now()).task()).isPresent();
-    // first's thread 1 polls and takes one; first is then full, and second takes the rest.
-    assertThat(q.poll(first, 1, now()).task()).isPresent();
-    assertThat(q.poll(second, 1, now()).task()).isPresent();
-  }
-
-  @Test
-  void packingIgnoresEarlierInstancesThatAreSilentOrDraining() {
+  void packingKeepsNewTasksForTheEarliestInstanceForThePackingWindow() {
     OptimizingQueue q = queue(options(1, 100), Map.of());
     q.configureTable(5, new TableSettings(G, 8)); // up to 8 threads at once: the quota never binds here
     StoreVersion v = Versions.withL0(2, 5);
@@ -168,14 +149,34 @@ class OptimizingQueueTest {
     String first = q.register(G, 1, Optional.empty(), now());
     String second = q.register(G, 1, Optional.empty(), now());
     pollAndPlan(q, first, 0, v);
+    assertThat(q.tables(G).get(0).plannedTasks()).isEqualTo(8);
+    assertThat(q.poll(first, 0, now()).task()).as("the earliest instance: at once").isPresent();
+    assertThat(q.poll(second, 0, now()).task()).as("a later one: not before the task waited 1s").isEmpty();
+    clock.advance(Duration.ofMillis(999));
     assertThat(q.poll(second, 0, now()).task()).isEmpty();
-    // first's last poll is older than the window (1s): it may be stuck, so second takes the task.
-    clock.advance(Duration.ofMillis(1001));
+    clock.advance(Duration.ofMillis(1));
     assertThat(q.poll(second, 0, now()).task()).isPresent();
-    q.poll(first, 0, now()); // takes a task: busy
-    String third = q.register(G, 1, Optional.empty(), now());
-    q.drain(G, second); // second holds a task but drains: never a reason to hold third back
-    assertThat(q.poll(third, 0, now()).task()).isPresent();
+  }
+
+  @Test
+  void packingIgnoresDrainingInstancesAndCanBeTurnedOff() {
+    OptimizingQueue q = queue(options(1, 100), Map.of());
+    q.configureTable(5, new TableSettings(G, 8));
+    StoreVersion v = Versions.withL0(2, 5);
+    q.observe(v, now());
+    String first = q.register(G, 1, Optional.empty(), now());
+    String second = q.register(G, 1, Optional.empty(), now());
+    pollAndPlan(q, first, 0, v);
+    q.drain(G, first); // gets no task: never a reason to hold the next one back
+    assertThat(q.poll(second, 0, now()).task()).isPresent();
+
+    OptimizingQueue off = queue(unpacked(1, 100), Map.of());
+    off.configureTable(5, new TableSettings(G, 8));
+    off.observe(v, now());
+    String a = off.register(G, 1, Optional.empty(), now());
+    String b = off.register(G, 1, Optional.empty(), now());
+    pollAndPlan(off, a, 0, v);
+    assertThat(off.poll(b, 0, now()).task()).isPresent();
   }
 
   @Test
