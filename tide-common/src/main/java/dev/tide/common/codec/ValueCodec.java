@@ -68,18 +68,23 @@ public final class ValueCodec {
 
   /** Encodes row {@code row} of the columns, exactly as {@link #encode(DataType[], Object[])} would, without boxing. */
   public static byte[] encode(Column[] columns, int row) {
+    // Class tests rather than Column.type(): a chunk's columns are of several classes, and a virtual
+    // call on them per row would not be inlined.
     int n = 0;
     for (Column c : columns) {
       n += 1;
       if (c.isNull(row)) {
         continue;
       }
-      n += switch (c.type()) {
-        case INT -> 4;
-        case BIGINT, TIMESTAMP, DOUBLE -> 8;
-        case BOOLEAN -> 1;
-        case VARCHAR -> 4 + ((StringColumn) c).length(row);
-      };
+      if (c instanceof StringColumn s) {
+        n += 4 + s.length(row);
+      } else if (c instanceof IntColumn) {
+        n += 4;
+      } else if (c instanceof BoolColumn) {
+        n += 1;
+      } else {
+        n += 8;
+      }
     }
     byte[] out = new byte[n];
     int p = 0;
