@@ -65,6 +65,20 @@ class ClusterProcessTest {
   }
 
   @Test
+  void boundedJobCommitsWithoutWaitingForTheBarrierInterval(@TempDir Path dir) {
+    // Barriers ten minutes apart, longer than the guard: only the barrier meta injects when it creates
+    // the job and the ones the sources ask for when their input ends can bring the view to the reference.
+    List<String> rareBarriers = List.of("--set", "barrier.interval=10min", "--set", "heartbeat.interval=200ms");
+    try (ClusterProcesses cluster = new ClusterProcesses(dir, rareBarriers)) {
+      cluster.startMeta();
+      cluster.startCompute(2);
+      cluster.startCompute(2);
+      cluster.jobs().create(job("q8", "0"));
+      awaitView(cluster, "q8");
+    }
+  }
+
+  @Test
   void metaKilledAndRestartedOnItsSqliteFileResumesTheJob(@TempDir Path dir) {
     metaRestart(dir);
   }

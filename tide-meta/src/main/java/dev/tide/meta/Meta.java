@@ -308,7 +308,7 @@ public final class Meta implements AutoCloseable {
     });
   }
 
-  /** Places and builds a compiled job; its sources start at the next barrier. */
+  /** Places and builds a compiled job; its sources start at its first barrier, injected at once. */
   public void createJob(JobDefinition def) {
     call(() -> {
       for (JobEntry j : jobs.values()) {
@@ -330,6 +330,7 @@ public final class Meta implements AutoCloseable {
         throw e;
       }
       jobs.put(def.getJobId(), entry);
+      nextInjectMs = clock.nowMillis(); // a source emits nothing before its first barrier: no reason to wait for the interval
       LOG.info("job '{}' created: {} fragments, {} actors on workers {}", def.getName(), def.getFragmentsCount(),
           layout.allActors().size(), layout.actorsPerWorker());
       return null;
@@ -468,6 +469,18 @@ public final class Meta implements AutoCloseable {
     w.lastHeartbeatMs = clock.nowMillis();
     w.actors = actors;
     return true;
+  }
+
+  /**
+   * A worker asks for a barrier now: the source actor {@code actorId} emitted the last rows of its
+   * bounded input, which only a barrier commits. The next barrier is injected as soon as the
+   * in-flight limit allows, then the interval starts over. Called from RPC threads.
+   */
+  public void barrierRequested(int workerId, long actorId) {
+    events.add(() -> {
+      LOG.debug("barrier requested by worker {}: the input of source actor {} ended", workerId, actorId);
+      nextInjectMs = Math.min(nextInjectMs, clock.nowMillis());
+    });
   }
 
   /** A worker reports a failure of one of its actors ({@code actorId >= 0}) or of itself. Called from RPC threads. */

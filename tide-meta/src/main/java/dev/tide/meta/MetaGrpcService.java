@@ -1,6 +1,7 @@
 package dev.tide.meta;
 
 import dev.tide.proto.stream.Ack;
+import dev.tide.proto.stream.BarrierRequest;
 import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.FailureReport;
 import dev.tide.proto.stream.HeartbeatRequest;
@@ -59,6 +60,12 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
   public void heartbeat(HeartbeatRequest req, StreamObserver<HeartbeatResponse> out) {
     out.onNext(HeartbeatResponse.newBuilder().setRegistered(meta.heartbeat(req.getWorkerId(), req.getActors())).build());
     out.onCompleted();
+  }
+
+  @Override
+  public void requestBarrier(BarrierRequest req, StreamObserver<Ack> out) {
+    meta.barrierRequested(req.getWorkerId(), req.getActorId());
+    ack(out);
   }
 
   private static void ack(StreamObserver<Ack> out) {

@@ -5,6 +5,11 @@
  * (reschedule planning: intents, minimal-movement rebalancing, layout diffs); the driver realizes
  * them through the stream service of each compute node.
  *
+ * <p>Barriers come every {@code barrier.interval}, and sooner on demand: when a job is created
+ * (its sources emit nothing before their first barrier), when a reschedule is queued, and when a
+ * compute node reports that a source actor's bounded input ended (only a barrier commits its final
+ * offsets). An early barrier restarts the interval; the in-flight limit still applies.
+ *
  * <p>A reschedule builds the actors it adds, then injects one barrier with an Update mutation; the
  * job's layout becomes the target at injection and no second reschedule of the job is accepted
  * until that barrier's previous epoch commits. After a crash at any point, recovery rebuilds the

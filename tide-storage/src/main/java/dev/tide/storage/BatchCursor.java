@@ -5,8 +5,6 @@ import java.util.Arrays;
 
 /** Cursor over a key range of a {@link SortedWriteBatch}, all entries at one epoch. */
 final class BatchCursor implements EntryCursor {
-  private static final byte[] EMPTY = new byte[0];
-
   private final SortedWriteBatch batch;
   private final long epoch;
   private final boolean reverse;
@@ -44,34 +42,32 @@ final class BatchCursor implements EntryCursor {
 
   @Override
   public byte[] keyArray() {
-    return batch.key(pos);
+    return batch.bytes();
   }
 
   @Override
   public int keyOffset() {
-    return 0;
+    return batch.keyOffset(pos);
   }
 
   @Override
   public int keyLength() {
-    return batch.key(pos).length;
+    return batch.keyLength(pos);
   }
 
   @Override
   public byte[] valueArray() {
-    byte[] v = batch.value(pos);
-    return v == null ? EMPTY : v;
+    return batch.bytes();
   }
 
   @Override
   public int valueOffset() {
-    return 0;
+    return batch.valueOffset(pos);
   }
 
   @Override
   public int valueLength() {
-    byte[] v = batch.value(pos);
-    return v == null ? 0 : v.length;
+    return batch.valueLength(pos);
   }
 
   @Override

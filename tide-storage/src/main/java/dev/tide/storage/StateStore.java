@@ -329,8 +329,8 @@ public final class StateStore {
     for (Batch b : v.batches) {
       int i = b.data.indexOf(key);
       if (i >= 0) {
-        byte[] value = b.data.value(i);
-        return value == null ? Optional.empty() : Optional.of(value.clone());
+        byte[] value = b.data.value(i); // a copy
+        return Optional.ofNullable(value);
       }
     }
     for (SstRef sst : v.l0) {

@@ -14,6 +14,8 @@ import java.util.TreeMap;
  */
 public final class WriteBuffer {
   private static final byte[] TOMBSTONE = new byte[0]; // identity marks a delete
+  /** Estimated heap overhead of a buffered entry besides its bytes (a tree map entry and two arrays). */
+  private static final int ENTRY_OVERHEAD_BYTES = 48;
 
   private final TreeMap<byte[], byte[]> entries = new TreeMap<>(Arrays::compareUnsigned);
   private long sizeBytes;
@@ -33,7 +35,7 @@ public final class WriteBuffer {
 
   private void account(byte[] key, byte[] old, byte[] value) {
     if (old == null) {
-      sizeBytes += key.length + SortedWriteBatch.ENTRY_OVERHEAD_BYTES;
+      sizeBytes += key.length + ENTRY_OVERHEAD_BYTES;
     } else {
       sizeBytes -= old.length;
     }
@@ -70,17 +72,14 @@ public final class WriteBuffer {
     if (entries.isEmpty()) {
       return SortedWriteBatch.empty();
     }
-    int n = entries.size();
-    byte[][] keys = new byte[n][];
-    byte[][] values = new byte[n][];
-    int i = 0;
+    SortedWriteBatch.Builder batch = new SortedWriteBatch.Builder(entries.size(), (int) Math.min(sizeBytes, Integer.MAX_VALUE - 8));
     for (Map.Entry<byte[], byte[]> e : entries.entrySet()) {
-      keys[i] = e.getKey();
-      values[i] = e.getValue() == TOMBSTONE ? null : e.getValue();
-      i++;
+      byte[] k = e.getKey();
+      byte[] v = e.getValue() == TOMBSTONE ? null : e.getValue();
+      batch.add(k, 0, k.length, v, 0, v == null ? 0 : v.length);
     }
     entries.clear();
     sizeBytes = 0;
-    return new SortedWriteBatch(keys, values);
+    return batch.build();
   }
 }

@@ -3,6 +3,7 @@ package dev.tide.common.codec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tide.common.chunk.Column;
 import dev.tide.common.types.DataType;
 import dev.tide.common.types.TypedValues;
 import java.util.Arrays;
@@ -27,6 +28,16 @@ class ValueCodecPropertyTest {
     byte[] bytes = ValueCodec.encode(r.get1(), r.get2());
     // Boxed equality: Double.equals tells -0.0 from 0.0, so the sign of zero must survive.
     assertThat(ValueCodec.decode(r.get1(), bytes)).containsExactly(r.get2());
+  }
+
+  @Property(tries = 1000)
+  void columnsEncodeExactlyAsTheBoxedRow(@ForAll("rows") Tuple2<DataType[], Object[]> r) {
+    DataType[] types = r.get1();
+    Column[] columns = new Column[types.length];
+    for (int i = 0; i < types.length; i++) {
+      columns[i] = Column.ofObjects(types[i], null, r.get2()[i]); // the row is row 1: offsets past row 0 matter
+    }
+    assertThat(ValueCodec.encode(columns, 1)).isEqualTo(ValueCodec.encode(types, r.get2()));
   }
 
   @Property(tries = 500)

@@ -1,9 +1,15 @@
 package dev.tide.storage.sst;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /** An append-only big-endian byte buffer with direct access to its array. Not thread-safe. */
 final class GrowableBytes {
+  private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+  private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
   private byte[] buf;
   private int size;
 
@@ -43,16 +49,14 @@ final class GrowableBytes {
 
   void putInt(int v) {
     ensure(4);
-    buf[size] = (byte) (v >>> 24);
-    buf[size + 1] = (byte) (v >>> 16);
-    buf[size + 2] = (byte) (v >>> 8);
-    buf[size + 3] = (byte) v;
+    INT_BE.set(buf, size, v);
     size += 4;
   }
 
   void putLong(long v) {
-    putInt((int) (v >>> 32));
-    putInt((int) v);
+    ensure(8);
+    LONG_BE.set(buf, size, v);
+    size += 8;
   }
 
   void putVarint(int v) {

@@ -33,9 +33,16 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Thread-safety: everything but {@link #stop} runs on the actor thread.
  */
 public final class Actor implements Runnable {
-  /** Where an actor reports barriers it has passed and failures. */
+  /** Where an actor reports barriers it has passed, the end of its source's input, and failures. */
   public interface BarrierListener {
     void collected(long actorId, Barrier barrier);
+
+    /**
+     * A source actor emitted the last rows of its bounded input, and no barrier has passed it since:
+     * only the next barrier commits its final offsets, so it had better come now. Called on the
+     * actor thread, at most once per barrier; must not block.
+     */
+    void sourceEnded(long actorId);
 
     void failed(long actorId, Throwable error);
   }
@@ -194,9 +201,11 @@ public final class Actor implements Runnable {
 
   private void runSource() throws InterruptedException {
     SourceOperator source = (SourceOperator) nodes.get(sourceLeaf).operator();
+    boolean emittedSinceBarrier = false;
     while (!stopping) {
       Object m = barrierInbox.poll();
       if (m != null) {
+        emittedSinceBarrier = false;
         if (onBarrier((Barrier) m)) {
           return;
         }
@@ -206,7 +215,12 @@ public final class Actor implements Runnable {
       StreamChunk c = source.next(now);
       if (c != null) {
         emitters[sourceLeaf].emit(c);
+        emittedSinceBarrier = true;
         continue;
+      }
+      if (emittedSinceBarrier && source.ended()) {
+        emittedSinceBarrier = false; // asked once; the barrier that comes seals everything emitted
+        listener.sourceEnded(actorId);
       }
       long wait = source.nanosUntilReady(now);
       if (wait == Long.MAX_VALUE) {

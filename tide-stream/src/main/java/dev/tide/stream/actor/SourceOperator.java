@@ -15,6 +15,12 @@ public interface SourceOperator extends Operator {
   long nanosUntilReady(long nowNanos);
 
   /**
+   * True once every split of this actor has reached the end of a bounded input: nothing more will
+   * be emitted unless a reschedule gives it other splits. Never true for an unbounded source.
+   */
+  boolean ended();
+
+  /**
    * The actor's splits changed at a reschedule barrier, after {@link #onBarrier} saved the offsets
    * of the old ones. Offsets of gained splits are read lazily: the actor reads nothing before the
    * barrier's previous epoch is committed.

@@ -8,7 +8,9 @@
  * {@link dev.tide.stream.actor.Outbox}es: the downstream actor's channel, or a remote link to its
  * node with the same blocking contract. Barriers are aligned
  * across all inputs; operators seal their state writes of the barrier's previous epoch in
- * {@code onBarrier}.
+ * {@code onBarrier}. A source actor whose bounded input has ended after emitting rows that no
+ * barrier has sealed yet tells its node, which asks meta for a barrier at once rather than letting
+ * the final offsets wait for the next interval.
  *
  * <p>Online rescaling happens here, at one barrier carrying an Update mutation: new outputs get the
  * barrier before the dispatcher switches, merges swap inputs at alignment (skipping a new

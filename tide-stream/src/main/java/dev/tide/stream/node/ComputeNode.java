@@ -3,6 +3,7 @@ package dev.tide.stream.node;
 import dev.tide.common.time.Clock;
 import dev.tide.proto.stream.Ack;
 import dev.tide.proto.stream.ActorInfo;
+import dev.tide.proto.stream.BarrierRequest;
 import dev.tide.proto.stream.BuildActorsRequest;
 import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.CommitVersionRequest;
@@ -319,6 +320,29 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
         receiver.closeLinksTo(Set.of(actorId));
       }
     }
+  }
+
+  /**
+   * Asks meta for a barrier now, without blocking the actor: the barrier is a hint's answer, and the
+   * next periodic barrier commits the source's final offsets anyway if the request is lost.
+   */
+  @Override
+  public void sourceEnded(long actorId) {
+    BarrierRequest req = BarrierRequest.newBuilder().setWorkerId(workerId).setActorId(actorId).build();
+    Context.ROOT.run(() -> MetaServiceGrpc.newStub(meta.getChannel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+        .requestBarrier(req, new StreamObserver<>() {
+          @Override
+          public void onNext(Ack ack) {}
+
+          @Override
+          public void onError(Throwable t) {
+            LOG.info("{}: barrier request for the ended source actor {} failed (the next periodic barrier commits it): {}", name,
+                actorId, Status.fromThrowable(t));
+          }
+
+          @Override
+          public void onCompleted() {}
+        }));
   }
 
   /** A remote link into one of this node's actors broke (its sender's node died or broke the protocol). */

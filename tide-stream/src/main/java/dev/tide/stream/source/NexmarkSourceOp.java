@@ -164,6 +164,11 @@ public final class NexmarkSourceOp implements SourceOperator {
   }
 
   @Override
+  public boolean ended() {
+    return offsets != null && exhausted();
+  }
+
+  @Override
   public void onBarrier(Barrier barrier, Emitter out) {
     started = true;
     if (barrier.pauses(ctx.jobId())) {

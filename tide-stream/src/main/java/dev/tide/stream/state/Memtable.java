@@ -14,23 +14,33 @@ import java.util.TreeMap;
  * pk}, with vnodes below the table's vnode count.
  *
  * <p>Writes go to a log (one entry per key, overwritten in place) with a hash index for point
- * reads. Sorting is deferred: range reads catch a sorted map up with the log entries written since
- * the last range read, and {@link #drain} sorts the log once per epoch — by vnode with a counting
- * sort, then within each vnode by a merge sort that costs one comparison per key when keys came in
- * order (rising row ids). So a table that is never range-read (a materialized view, an aggregation's
- * result table) never pays for a sorted map.
+ * reads. The log copies keys and values into one byte arena, reused from epoch to epoch, so the
+ * writes of an epoch are not millions of small arrays the garbage collector must copy while they
+ * wait for their barrier. A value overwritten by one of the same length is overwritten in place;
+ * otherwise the new one is appended. Sorting is deferred: range reads catch a sorted map (of
+ * copies) up with the log entries written since the last range read, and {@link #drain} sorts the
+ * log once per epoch — by vnode with a counting sort, then within each vnode by a merge sort that
+ * costs one comparison per key when keys came in order (rising row ids) — and copies it, in key
+ * order, into one batch. So a table that is never range-read (a materialized view, an
+ * aggregation's result table) never pays for a sorted map.
  *
  * <p>Thread-safety: confined to the actor thread.
  */
 final class Memtable {
   /** The value of a delete; compared by identity. */
   static final byte[] TOMBSTONE = new byte[0];
+  /** An arena larger than this is not kept for the next epoch when that epoch used a quarter of it or less. */
+  private static final int KEEP_ARENA_BYTES = 1 << 20;
 
   private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final int vnodeCount;
-  private byte[][] keys = new byte[64][];
-  private byte[][] values = new byte[64][];
+  private byte[] arena = new byte[4096];
+  private int arenaUsed;
+  private int[] keyOffsets = new int[64];
+  private int[] keyLengths = new int[64];
+  private int[] valueOffsets = new int[64];
+  private int[] valueLengths = new int[64]; // -1 = tombstone
   private int[] hashes = new int[64];
   private int size;
   private int[] slots = new int[128]; // log index + 1; 0 = empty
@@ -41,27 +51,33 @@ final class Memtable {
     this.vnodeCount = vnodeCount;
   }
 
+  /** Writes {@code value} ({@link #TOMBSTONE} for a delete) at {@code key}; both arrays are copied. */
   void put(byte[] key, byte[] value) {
     int h = hash(key);
     int mask = slots.length - 1;
     int i = h & mask;
     for (int s; (s = slots[i]) != 0; i = (i + 1) & mask) {
       int at = s - 1;
-      if (hashes[at] == h && Arrays.equals(keys[at], key)) {
-        values[at] = value;
+      if (hashes[at] == h && keyEquals(at, key)) {
+        setValue(at, value);
         if (at < sortedUpTo) {
-          sorted.put(keys[at], value);
+          sorted.put(key, value);
         }
         return;
       }
     }
-    if (size == keys.length) {
-      keys = Arrays.copyOf(keys, size * 2);
-      values = Arrays.copyOf(values, size * 2);
-      hashes = Arrays.copyOf(hashes, size * 2);
+    if (size == keyOffsets.length) {
+      int n = size * 2;
+      keyOffsets = Arrays.copyOf(keyOffsets, n);
+      keyLengths = Arrays.copyOf(keyLengths, n);
+      valueOffsets = Arrays.copyOf(valueOffsets, n);
+      valueLengths = Arrays.copyOf(valueLengths, n);
+      hashes = Arrays.copyOf(hashes, n);
     }
-    keys[size] = key;
-    values[size] = value;
+    keyOffsets[size] = append(key);
+    keyLengths[size] = key.length;
+    valueLengths[size] = -1;
+    setValue(size, value);
     hashes[size] = h;
     slots[i] = ++size;
     if (size * 2 > slots.length) {
@@ -69,14 +85,56 @@ final class Memtable {
     }
   }
 
-  /** The value written at {@code key} ({@link #TOMBSTONE} for a delete), or null if not written. */
+  private void setValue(int at, byte[] value) {
+    if (value == TOMBSTONE) {
+      valueLengths[at] = -1;
+    } else if (valueLengths[at] == value.length) {
+      System.arraycopy(value, 0, arena, valueOffsets[at], value.length);
+    } else {
+      valueOffsets[at] = append(value);
+      valueLengths[at] = value.length;
+    }
+  }
+
+  /** Copies {@code bytes} to the end of the arena; returns where they start. */
+  private int append(byte[] bytes) {
+    if (arena.length - arenaUsed < bytes.length) {
+      long grown = Math.max((long) arena.length * 2, (long) arenaUsed + bytes.length);
+      if (grown > Integer.MAX_VALUE - 8) {
+        throw new IllegalStateException("memtable of " + size + " keys exceeds 2 GiB of keys and values in one epoch;"
+            + " barriers must come more often");
+      }
+      arena = Arrays.copyOf(arena, (int) grown);
+    }
+    int at = arenaUsed;
+    System.arraycopy(bytes, 0, arena, at, bytes.length);
+    arenaUsed += bytes.length;
+    return at;
+  }
+
+  private boolean keyEquals(int at, byte[] key) {
+    int from = keyOffsets[at];
+    return Arrays.equals(arena, from, from + keyLengths[at], key, 0, key.length);
+  }
+
+  private byte[] keyCopy(int at) {
+    return Arrays.copyOfRange(arena, keyOffsets[at], keyOffsets[at] + keyLengths[at]);
+  }
+
+  /** A copy of entry {@code at}'s value, or {@link #TOMBSTONE}. */
+  private byte[] valueCopy(int at) {
+    int len = valueLengths[at];
+    return len < 0 ? TOMBSTONE : Arrays.copyOfRange(arena, valueOffsets[at], valueOffsets[at] + len);
+  }
+
+  /** A copy of the value written at {@code key} ({@link #TOMBSTONE} for a delete), or null if not written. */
   byte[] get(byte[] key) {
     int h = hash(key);
     int mask = slots.length - 1;
     for (int i = h & mask, s; (s = slots[i]) != 0; i = (i + 1) & mask) {
       int at = s - 1;
-      if (hashes[at] == h && Arrays.equals(keys[at], key)) {
-        return values[at];
+      if (hashes[at] == h && keyEquals(at, key)) {
+        return valueCopy(at);
       }
     }
     return null;
@@ -92,7 +150,7 @@ final class Memtable {
       sorted = new TreeMap<>(Arrays::compareUnsigned);
     }
     for (; sortedUpTo < size; sortedUpTo++) {
-      sorted.put(keys[sortedUpTo], values[sortedUpTo]);
+      sorted.put(keyCopy(sortedUpTo), valueCopy(sortedUpTo));
     }
     return to == null ? sorted.tailMap(from, true) : sorted.subMap(from, true, to, false);
   }
@@ -103,37 +161,40 @@ final class Memtable {
     int[] order = new int[n];
     int[] starts = new int[vnodeCount + 1];
     for (int i = 0; i < n; i++) {
-      starts[vnode(keys[i]) + 1]++;
+      starts[vnode(i) + 1]++;
     }
     for (int v = 0; v < vnodeCount; v++) {
       starts[v + 1] += starts[v];
     }
     int[] next = Arrays.copyOf(starts, vnodeCount);
+    long bytes = 0;
     for (int i = 0; i < n; i++) {
-      order[next[vnode(keys[i])]++] = i;
+      order[next[vnode(i)]++] = i;
+      bytes += keyLengths[i] + Math.max(0, valueLengths[i]);
     }
     int[] scratch = new int[n];
     long[] heads = new long[n];
     for (int i = 0; i < n; i++) {
-      heads[i] = head(keys[i]);
+      heads[i] = head(i);
     }
     for (int v = 0; v < vnodeCount; v++) {
       sortStable(order, scratch, heads, starts[v], starts[v + 1]);
     }
-    byte[][] k = new byte[n][];
-    byte[][] v = new byte[n][];
+    SortedWriteBatch.Builder batch = new SortedWriteBatch.Builder(n, (int) bytes);
     for (int i = 0; i < n; i++) {
       int at = order[i];
-      k[i] = keys[at];
-      v[i] = values[at] == TOMBSTONE ? null : values[at];
+      int len = valueLengths[at];
+      batch.add(arena, keyOffsets[at], keyLengths[at], len < 0 ? null : arena, valueOffsets[at], Math.max(0, len));
     }
-    Arrays.fill(keys, 0, n, null);
-    Arrays.fill(values, 0, n, null);
+    if (arena.length > KEEP_ARENA_BYTES && arenaUsed <= arena.length / 4) {
+      arena = new byte[KEEP_ARENA_BYTES];
+    }
+    arenaUsed = 0;
     size = 0;
     Arrays.fill(slots, 0);
     sorted = null;
     sortedUpTo = 0;
-    return SortedWriteBatch.ofSorted(k, v);
+    return batch.build();
   }
 
   private void rehash(int capacity) {
@@ -149,24 +210,33 @@ final class Memtable {
   }
 
   /**
-   * The 8 key bytes after table id and vnode, big-endian, zero-padded: comparing heads unsigned
-   * orders keys whose heads differ as their bytes do (equal heads need the full comparison).
+   * The 8 key bytes of entry {@code at} after table id and vnode, big-endian, zero-padded: comparing
+   * heads unsigned orders keys whose heads differ as their bytes do (equal heads need the full
+   * comparison).
    */
-  private static long head(byte[] stateKey) {
+  private long head(int at) {
+    int from = keyOffsets[at];
+    int len = keyLengths[at];
     long h = 0;
     for (int i = 6; i < 14; i++) {
-      h = (h << 8) | (i < stateKey.length ? stateKey[i] & 0xff : 0);
+      h = (h << 8) | (i < len ? arena[from + i] & 0xff : 0);
     }
     return h;
   }
 
   private int compare(long[] heads, int a, int b) {
     int c = Long.compareUnsigned(heads[a], heads[b]);
-    return c != 0 ? c : Arrays.compareUnsigned(keys[a], keys[b]);
+    if (c != 0) {
+      return c;
+    }
+    int fa = keyOffsets[a];
+    int fb = keyOffsets[b];
+    return Arrays.compareUnsigned(arena, fa, fa + keyLengths[a], arena, fb, fb + keyLengths[b]);
   }
 
-  private static int vnode(byte[] stateKey) {
-    return ((stateKey[4] & 0xff) << 8) | (stateKey[5] & 0xff);
+  private int vnode(int at) {
+    int from = keyOffsets[at];
+    return ((arena[from + 4] & 0xff) << 8) | (arena[from + 5] & 0xff);
   }
 
   /** MurmurHash64A-style mix of the key's bytes, folded to an int. */

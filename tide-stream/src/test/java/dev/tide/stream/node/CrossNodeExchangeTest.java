@@ -235,6 +235,26 @@ class CrossNodeExchangeTest {
   }
 
   @Test
+  void boundedSourcesAskForABarrierOnceTheirInputEnded() throws Exception {
+    Node a = node(1, ExchangeConfig.defaults());
+    JobDefinition job = q0(Map.of("events", String.valueOf(EVENTS)));
+    long[] views = {11};
+    Node[] viewNodes = {a};
+    int[] owner = new int[VNODES];
+    a.build(job, source(job, 1, a, List.of(0, 2), views, viewNodes, owner), source(job, 2, a, List.of(1, 3), views, viewNodes, owner),
+        view(job, 11, a, VnodeBitmap.full(VNODES), 1, 2));
+    List<List<Object>> expected = NexmarkReference.query("q0", NexmarkConfig.defaults().withSeed(7).withEventsPerSecond(1000), EVENTS);
+
+    barrier(null); // the sources' first: they emit all of their bounded input after it
+    await().atMost(WAIT).until(() -> meta.barrierRequests.size() >= 2);
+    barrier(null); // the requested barrier seals the last rows
+    assertThat(scan(job, a)).isEqualTo(expected);
+    barrier(null); // nothing emitted since the last barrier: no new request
+    assertThat(meta.barrierRequests).extracting(r -> r.getWorkerId() + "/" + r.getActorId()).containsExactlyInAnyOrder("1/1", "1/2");
+    assertThat(meta.failures).isEmpty();
+  }
+
+  @Test
   void slowDownstreamOnAnotherNodeBoundsWhatTheUpstreamSent() throws Exception {
     int window = 4;
     ExchangeConfig config = new ExchangeConfig(window, 2, 64 << 20);

@@ -1,6 +1,7 @@
 package dev.tide.stream.node;
 
 import dev.tide.proto.stream.Ack;
+import dev.tide.proto.stream.BarrierRequest;
 import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.FailureReport;
 import dev.tide.proto.stream.MetaServiceGrpc;
@@ -19,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The meta service as compute nodes call it, in memory: hands out SST ids and records collected
- * epochs and failures. It never commits: the nodes keep every write readable in their buffers.
+ * epochs, failures and barrier requests. It never commits: the nodes keep every write readable in their buffers.
  */
 final class FakeMeta extends MetaServiceGrpc.MetaServiceImplBase implements AutoCloseable {
   private static final AtomicLong INSTANCES = new AtomicLong();
@@ -28,6 +29,7 @@ final class FakeMeta extends MetaServiceGrpc.MetaServiceImplBase implements Auto
 
   final Set<Collected> collected = ConcurrentHashMap.newKeySet();
   final List<FailureReport> failures = new CopyOnWriteArrayList<>();
+  final List<BarrierRequest> barrierRequests = new CopyOnWriteArrayList<>();
   private final AtomicLong nextSstId = new AtomicLong(1);
   private final Server server;
   private final ManagedChannel channel;
@@ -52,6 +54,13 @@ final class FakeMeta extends MetaServiceGrpc.MetaServiceImplBase implements Auto
   @Override
   public void reportFailure(FailureReport r, io.grpc.stub.StreamObserver<Ack> done) {
     failures.add(r);
+    done.onNext(Ack.getDefaultInstance());
+    done.onCompleted();
+  }
+
+  @Override
+  public void requestBarrier(BarrierRequest r, io.grpc.stub.StreamObserver<Ack> done) {
+    barrierRequests.add(r);
     done.onNext(Ack.getDefaultInstance());
     done.onCompleted();
   }
