@@ -130,10 +130,17 @@ public final class JobCompiler {
         throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " (" + kindName(n)
             + ") is marked append-only, but its output can hold deletes or updates; leave append_only unset (the plan builder derives it)");
       }
-      if (n.hasHashAgg() && n.getHashAgg().getAppendOnlyInput() && in.length > 0 && !in[0]) {
-        throw new PlanException("plan '" + plan.getName() + "': aggregation node " + n.getId() + " is marked as reading an append-only input,"
-            + " but its input node " + n.getInputs(0) + " (" + kindName(nodes.get(n.getInputs(0)))
-            + ") can emit deletes or updates; leave append_only_input unset (the plan builder derives it)");
+      boolean[] claimed = switch (n.getKindCase()) {
+        case HASH_AGG -> new boolean[] {n.getHashAgg().getAppendOnlyInput()};
+        case HASH_JOIN -> new boolean[] {n.getHashJoin().getLeftAppendOnly(), n.getHashJoin().getRightAppendOnly()};
+        default -> new boolean[0];
+      };
+      for (int i = 0; i < claimed.length && i < in.length; i++) {
+        if (claimed[i] && !in[i]) {
+          throw new PlanException("plan '" + plan.getName() + "': " + kindName(n) + " node " + n.getId() + " is marked as reading an append-only"
+              + " input, but its input node " + n.getInputs(i) + " (" + kindName(nodes.get(n.getInputs(i)))
+              + ") can emit deletes or updates; leave the input's append-only flag unset (the plan builder derives it)");
+        }
       }
     }
   }

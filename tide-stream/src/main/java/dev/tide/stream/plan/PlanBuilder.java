@@ -208,7 +208,8 @@ public final class PlanBuilder {
       if (leftKeys.size() != rightKeys.size()) {
         throw new PlanException(where("join") + ": " + leftKeys.size() + " left keys but " + rightKeys.size() + " right keys");
       }
-      HashJoinNode.Builder j = HashJoinNode.newBuilder();
+      HashJoinNode.Builder j = HashJoinNode.newBuilder()
+          .setLeftAppendOnly(nodes.get(id).getAppendOnly()).setRightAppendOnly(nodes.get(right.id).getAppendOnly());
       for (int i = 0; i < leftKeys.size(); i++) {
         int l = column(leftKeys.get(i), "join");
         int r = right.column(rightKeys.get(i), "join");

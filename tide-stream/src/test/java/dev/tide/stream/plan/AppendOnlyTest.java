@@ -70,7 +70,7 @@ class AppendOnlyTest {
         max.toBuilder().setHashAgg(max.getHashAgg().toBuilder().setAppendOnlyInput(true))).build();
     assertThatThrownBy(() -> JobCompiler.compile(lying, 7, 256, 1000))
         .isInstanceOf(PlanException.class)
-        .hasMessageContaining("aggregation node " + max.getId())
+        .hasMessageContaining("hash_agg node " + max.getId())
         .hasMessageContaining("input node " + max.getInputs(0) + " (hash_agg) can emit deletes or updates");
   }
 
