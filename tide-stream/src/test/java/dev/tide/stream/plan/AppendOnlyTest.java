@@ -85,6 +85,20 @@ class AppendOnlyTest {
   }
 
   @Test
+  void aJoinClaimingAnAppendOnlyInputThatRetractsIsRefused() {
+    Plan q7 = NexmarkQueries.plan("q7", OPTS);
+    PlanNode join = q7.getNodesList().stream().filter(PlanNode::hasHashJoin).findFirst().orElseThrow();
+    assertThat(join.getHashJoin().getLeftAppendOnly()).isTrue();
+    assertThat(join.getHashJoin().getRightAppendOnly()).isFalse();
+    Plan lying = q7.toBuilder().setNodes(join.getId(),
+        join.toBuilder().setHashJoin(join.getHashJoin().toBuilder().setRightAppendOnly(true))).build();
+    assertThatThrownBy(() -> JobCompiler.compile(lying, 7, 256, 1000))
+        .isInstanceOf(PlanException.class)
+        .hasMessageContaining("hash_join node " + join.getId())
+        .hasMessageContaining("input node " + join.getInputs(1) + " (hash_agg) can emit deletes or updates");
+  }
+
+  @Test
   void claimingLessThanHoldsIsAllowedAndKeepsTheMultiset() {
     Plan q7 = NexmarkQueries.plan("q7", OPTS);
     PlanNode max = aggs(q7).get(0);
