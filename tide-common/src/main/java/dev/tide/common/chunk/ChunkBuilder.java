@@ -70,6 +70,18 @@ public final class ChunkBuilder {
     return finishRow(op);
   }
 
+  /** Appends {@code left}'s values then {@code right}'s row as one output row (joins). */
+  public StreamChunk appendJoined(byte op, Object[] left, StreamChunk right, int rrow) {
+    for (int i = 0; i < left.length; i++) {
+      builders[i].appendObject(left[i]);
+    }
+    int rc = right.columnCount();
+    for (int i = 0; i < rc; i++) {
+      builders[left.length + i].appendFrom(right.column(i), rrow);
+    }
+    return finishRow(op);
+  }
+
   /** The rows appended so far as a chunk, or null if none. */
   public StreamChunk take() {
     if (size == 0) {

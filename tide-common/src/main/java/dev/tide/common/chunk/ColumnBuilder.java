@@ -6,7 +6,8 @@ import java.util.Arrays;
 
 /**
  * Appends values of one type and builds an immutable {@link Column}. Reusable: {@link #build()}
- * hands the arrays to the column and starts fresh ones. Thread-safety: confined to one thread.
+ * hands the arrays to the column and starts fresh ones, or, when they are less than half full,
+ * gives the column a copy of their used part and keeps them. Thread-safety: confined to one thread.
  */
 public abstract sealed class ColumnBuilder
     permits ColumnBuilder.Longs, ColumnBuilder.Ints, ColumnBuilder.Doubles, ColumnBuilder.Bools, ColumnBuilder.Strings {
@@ -43,6 +44,14 @@ public abstract sealed class ColumnBuilder
   }
 
   protected abstract void grow(int newCapacity);
+
+  /**
+   * Less than half full: {@code build()} then copies the values out and keeps its arrays, rather
+   * than handing them over and allocating (and zeroing) arrays of the full capacity again.
+   */
+  protected final boolean isPartial() {
+    return size * 2 < capacity;
+  }
 
   protected final void markNull() {
     if (nulls == null) {
@@ -115,8 +124,13 @@ public abstract sealed class ColumnBuilder
 
     @Override
     public Column build() {
-      Column c = new LongColumn(type, values, size, takeNulls());
-      values = new long[capacity];
+      Column c;
+      if (isPartial()) {
+        c = new LongColumn(type, Arrays.copyOf(values, size), size, takeNulls());
+      } else {
+        c = new LongColumn(type, values, size, takeNulls());
+        values = new long[capacity];
+      }
       size = 0;
       return c;
     }
@@ -168,8 +182,13 @@ public abstract sealed class ColumnBuilder
 
     @Override
     public Column build() {
-      Column c = new IntColumn(values, size, takeNulls());
-      values = new int[capacity];
+      Column c;
+      if (isPartial()) {
+        c = new IntColumn(Arrays.copyOf(values, size), size, takeNulls());
+      } else {
+        c = new IntColumn(values, size, takeNulls());
+        values = new int[capacity];
+      }
       size = 0;
       return c;
     }
@@ -221,8 +240,13 @@ public abstract sealed class ColumnBuilder
 
     @Override
     public Column build() {
-      Column c = new DoubleColumn(values, size, takeNulls());
-      values = new double[capacity];
+      Column c;
+      if (isPartial()) {
+        c = new DoubleColumn(Arrays.copyOf(values, size), size, takeNulls());
+      } else {
+        c = new DoubleColumn(values, size, takeNulls());
+        values = new double[capacity];
+      }
       size = 0;
       return c;
     }
@@ -274,8 +298,13 @@ public abstract sealed class ColumnBuilder
 
     @Override
     public Column build() {
-      Column c = new BoolColumn(values, size, takeNulls());
-      values = new boolean[capacity];
+      Column c;
+      if (isPartial()) {
+        c = new BoolColumn(Arrays.copyOf(values, size), size, takeNulls());
+      } else {
+        c = new BoolColumn(values, size, takeNulls());
+        values = new boolean[capacity];
+      }
       size = 0;
       return c;
     }
@@ -378,9 +407,14 @@ public abstract sealed class ColumnBuilder
 
     @Override
     public Column build() {
-      Column c = new StringColumn(data, offsets, size, takeNulls());
-      data = new byte[Math.max(64, bytes)];
-      offsets = new int[capacity + 1];
+      Column c;
+      if (isPartial() && bytes * 2 < data.length) {
+        c = new StringColumn(Arrays.copyOf(data, bytes), Arrays.copyOf(offsets, size + 1), size, takeNulls());
+      } else {
+        c = new StringColumn(data, offsets, size, takeNulls());
+        data = new byte[Math.max(64, bytes)];
+        offsets = new int[capacity + 1];
+      }
       size = 0;
       bytes = 0;
       return c;

@@ -76,6 +76,23 @@ class ColumnBuilderTest {
     assertThat(rows(c2)).isEqualTo(second.values());
   }
 
+  /** Builds of a few rows copy them out and keep the builder's arrays: later appends must not show in them. */
+  @Property(tries = 200)
+  void partlyFilledBuildsLeaveEarlierColumnsIntact(@ForAll("values") Values v) {
+    ColumnBuilder b = ColumnBuilder.create(v.type(), 1024);
+    List<Column> built = new java.util.ArrayList<>();
+    List<List<Object>> expected = new java.util.ArrayList<>();
+    for (int from = 0; from < v.values().size(); from += 7) {
+      List<Object> part = v.values().subList(from, Math.min(from + 7, v.values().size()));
+      part.forEach(b::appendObject);
+      built.add(b.build());
+      expected.add(part);
+    }
+    for (int i = 0; i < built.size(); i++) {
+      assertThat(rows(built.get(i))).as("build %d", i).isEqualTo(expected.get(i));
+    }
+  }
+
   @Property(tries = 300)
   void gatherPicksRowsInOrderWithTheirNulls(@ForAll("values") Values v, @ForAll List<@IntRange(min = 0, max = 299) Integer> picks) {
     Column c = build(v);

@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * Layout of a hash aggregation's result-table row after the group key: {@code _row_count}, then per
  * call its state columns — COUNT(*)/COUNT: count; SUM and AVG: sum, non-null count; MIN/MAX: the
- * current extreme (the full multiset lives in the call's min/max table).
+ * current extreme (over an input that can retract, the full multiset lives in the call's min/max
+ * table).
  */
 public final class AggLayout {
   private AggLayout() {}

@@ -24,8 +24,10 @@ import java.util.Map;
 /**
  * Hash aggregation with retractions. Each group's state row ({@link AggLayout}) is the source of truth
  * for the output last emitted; changes are emitted once per barrier per changed group (insert,
- * update pair, or delete when its row count reaches zero). MIN/MAX keep a multiset of values per
- * group in their own table, so retracting the current extreme finds the next one.
+ * update pair, or delete when its row count reaches zero). Over an input that can retract, MIN/MAX
+ * keep a multiset of values per group in their own table, so retracting the current extreme finds
+ * the next one; over an append-only input ({@link HashAggNode#getAppendOnlyInput()}, derived by the
+ * planner) the extreme in the group's state row is all they keep, and a retraction is refused.
  *
  * <p>Cache: groups touched since the last barrier live in memory; clean groups are evicted when the
  * cache exceeds its bound (state is in the store, so eviction is always safe). Groups whose key
@@ -42,6 +44,7 @@ public final class HashAggOp implements Operator {
   private final DataType[] groupTypes;
   private final ActorContext ctx;
   private final HashAggNode node;
+  private final boolean appendOnlyInput;
   private StateTable result;
   private StateTable[] minmax;
   private final AggKind[] kinds;
@@ -70,6 +73,7 @@ public final class HashAggOp implements Operator {
 
   public HashAggOp(HashAggNode node, DataType[] inputTypes, ActorContext ctx) {
     this.node = node;
+    this.appendOnlyInput = node.getAppendOnlyInput();
     this.ctx = ctx;
     this.groupKeys = node.getGroupKeysList().stream().mapToInt(Integer::intValue).toArray();
     this.calls = node.getCallsList().toArray(new AggCall[0]);
@@ -109,7 +113,7 @@ public final class HashAggOp implements Operator {
     result.filterKeys(0);
     minmax = new StateTable[calls.length];
     for (int c = 0; c < calls.length; c++) {
-      if (isMinMax(calls[c])) {
+      if (isMinMax(calls[c]) && !appendOnlyInput) {
         minmax[c] = ctx.table(calls[c].getMinmaxTableId());
         minmax[c].filterKeys(groupKeys.length);
       }
@@ -135,8 +139,12 @@ public final class HashAggOp implements Operator {
       if (!chunk.visible(i)) {
         continue;
       }
-      Group g = group(keyColumns, i);
       int sign = Op.sign(chunk.op(i));
+      if (sign < 0 && appendOnlyInput) {
+        throw new IllegalStateException("aggregation over an append-only input received a " + Op.of(chunk.op(i))
+            + ": the plan's append-only derivation is wrong for this input");
+      }
+      Group g = group(keyColumns, i);
       g.rowCount += sign;
       for (int c = 0; c < calls.length; c++) {
         apply(g, c, args[c], i, sign);
@@ -170,6 +178,10 @@ public final class HashAggOp implements Operator {
         }
       }
       default -> {
+        if (appendOnlyInput) {
+          keepExtreme(g, c, arg, row);
+          return;
+        }
         Object v = arg.get(row);
         Object[] mmKey = Arrays.copyOf(g.key, g.key.length + 1);
         mmKey[g.key.length] = v;
@@ -190,6 +202,23 @@ public final class HashAggOp implements Operator {
           g.staleExtreme[c] = true;
         }
       }
+    }
+  }
+
+  /** MIN/MAX over an append-only input: the extreme only ever improves; integers compare unboxed. */
+  private void keepExtreme(Group g, int c, Column arg, int row) {
+    Object current = g.extremes[c];
+    if (arg instanceof LongColumn l && current != null) {
+      long v = l.getLong(row);
+      long cur = (Long) current;
+      if (kinds[c] == AggKind.MIN ? v < cur : v > cur) {
+        g.extremes[c] = v;
+      }
+      return;
+    }
+    Object v = arg.get(row);
+    if (current == null || better(kinds[c], v, current)) {
+      g.extremes[c] = v;
     }
   }
 

@@ -1,6 +1,9 @@
 package dev.tide.stream.operator;
 
 import dev.tide.common.chunk.ChunkBuilder;
+import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.IntColumn;
+import dev.tide.common.chunk.LongColumn;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
@@ -21,9 +24,14 @@ import java.util.Map;
  * rows carry the input row's op (update pairs become delete + insert, as a pair's matches differ).
  * Null keys never match and are not stored.
  *
- * <p>Cache: per side, join key → rows, filled on first lookup and kept in step with writes; cleared
- * when it grows past its bound. The state tables' key filter answers lookups of join keys without
- * rows (the common case of a new key) without a store read.
+ * <p>Cache: per side, join key → rows, filled on lookup and kept in step with writes; cleared when
+ * it grows past its bound. Keys whose columns are all integers are found by their long values, and
+ * rows are written to state and to the output from the chunk's columns, so a row that matches
+ * nothing boxes nothing. The state tables' key filter answers lookups of join keys without rows
+ * (the common case of a new key) without a store read. A side whose join key covers its stream key
+ * (one row per key, e.g. auctions by id) caches its own key on insert, so the other side finds it
+ * without a store scan; if that side is also append-only (each key arrives once), the rows it
+ * looks up on the other side are not cached, as nothing on its side will ask for them again.
  */
 public final class HashJoinOp implements Operator {
   private static final int MAX_CACHED_KEYS = 100_000;
@@ -31,28 +39,40 @@ public final class HashJoinOp implements Operator {
   private final int[][] keys = new int[2][];
   private final DataType[][] keyTypes = new DataType[2][];
   private final int[] tableIds = new int[2];
+  private final boolean[] appendOnly = new boolean[2];
+  private final boolean[] unique = new boolean[2];
+  private final boolean integerKeys;
   private final ActorContext ctx;
   private final StateTable[] tables = new StateTable[2];
   private final List<Map<List<Object>, KeyRows>> caches = List.of(new HashMap<>(), new HashMap<>());
+  private final List<LongKeyMap<KeyRows>> longCaches;
   private final ChunkBuilder builder;
-  private final int leftWidth;
+  private final long[] probe;
+  private Object[] boxedKey; // the current row's key when keys are not integers
+  private int[] rowVnodes = new int[StreamChunk.DEFAULT_CAPACITY];
 
   public HashJoinOp(HashJoinNode node, DataType[] leftTypes, DataType[] rightTypes, ActorContext ctx) {
     this.ctx = ctx;
     keys[0] = node.getLeftKeysList().stream().mapToInt(Integer::intValue).toArray();
     keys[1] = node.getRightKeysList().stream().mapToInt(Integer::intValue).toArray();
     DataType[][] types = {leftTypes, rightTypes};
+    boolean integers = true;
     for (int s = 0; s < 2; s++) {
       keyTypes[s] = new DataType[keys[s].length];
       for (int i = 0; i < keys[s].length; i++) {
         keyTypes[s][i] = types[s][keys[s][i]];
+        integers &= keyTypes[s][i] == DataType.INT || keyTypes[s][i].isLongBacked();
       }
     }
+    this.integerKeys = integers;
+    this.longCaches = integers ? List.of(new LongKeyMap<>(keys[0].length), new LongKeyMap<>(keys[0].length)) : null;
+    this.probe = new long[keys[0].length];
     tableIds[0] = node.getLeftTableId();
     tableIds[1] = node.getRightTableId();
+    appendOnly[0] = node.getLeftAppendOnly();
+    appendOnly[1] = node.getRightAppendOnly();
     DataType[] out = Arrays.copyOf(leftTypes, leftTypes.length + rightTypes.length);
     System.arraycopy(rightTypes, 0, out, leftTypes.length, rightTypes.length);
-    this.leftWidth = leftTypes.length;
     this.builder = new ChunkBuilder(out, StreamChunk.DEFAULT_CAPACITY);
   }
 
@@ -61,6 +81,8 @@ public final class HashJoinOp implements Operator {
     for (int s = 0; s < 2; s++) {
       tables[s] = ctx.table(tableIds[s]);
       tables[s].filterKeys(Math.min(keys[s].length, tables[s].pkColumns()));
+      // The table's pk is the join key followed by the stream key columns not in it.
+      unique[s] = tables[s].pkColumns() <= keys[s].length;
     }
   }
 
@@ -124,40 +146,28 @@ public final class HashJoinOp implements Operator {
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
     int other = 1 - side;
-    for (int i = 0; i < chunk.size(); i++) {
-      if (!chunk.visible(i)) {
-        continue;
-      }
-      Object[] row = chunk.row(i);
-      Object[] key = new Object[keys[side].length];
-      boolean nullKey = false;
-      for (int k = 0; k < key.length; k++) {
-        key[k] = normalize(row[keys[side][k]]);
-        nullKey |= key[k] == null;
-      }
-      if (nullKey) {
-        continue;
+    int n = chunk.size();
+    rowVnodes = tables[side].vnodes(chunk, rowVnodes);
+    for (int i = 0; i < n; i++) {
+      if (!chunk.visible(i) || !keyOf(side, chunk, i)) {
+        continue; // a null key matches nothing
       }
       byte op = Op.normalize(chunk.op(i));
       boolean insert = Op.isInsert(op);
-      KeyRows own = cached(side, key);
+      KeyRows own = insert && unique[side] ? rows(side, true) : cached(side);
       if (insert) {
-        tables[side].put(row);
+        tables[side].put(chunk, i, rowVnodes[i]);
         if (own != null) {
-          own.add(row, tables[side]);
+          own.add(chunk.row(i), tables[side]);
         }
       } else {
-        tables[side].delete(row);
+        tables[side].delete(chunk, i, rowVnodes[i]);
         if (own != null) {
-          own.remove(row, tables[side]);
+          own.remove(chunk.row(i), tables[side]);
         }
       }
-      for (Object[] match : rows(other, key).rows) {
-        Object[] l = side == 0 ? row : match;
-        Object[] r = side == 0 ? match : row;
-        Object[] joined = Arrays.copyOf(l, leftWidth + r.length);
-        System.arraycopy(r, 0, joined, leftWidth, r.length);
-        StreamChunk full = builder.appendRow(op, joined);
+      for (Object[] match : rows(other, !(unique[side] && appendOnly[side])).rows) {
+        StreamChunk full = side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i);
         if (full != null) {
           out.emit(full);
         }
@@ -169,25 +179,59 @@ public final class HashJoinOp implements Operator {
     }
   }
 
+  /**
+   * Makes row {@code row}'s join key the current key ({@link #probe} for integer keys, else
+   * {@link #boxedKey}); false if a key column is null.
+   */
+  private boolean keyOf(int side, StreamChunk chunk, int row) {
+    int[] k = keys[side];
+    if (integerKeys) {
+      for (int i = 0; i < k.length; i++) {
+        Column c = chunk.column(k[i]);
+        if (c.isNull(row)) {
+          return false;
+        }
+        probe[i] = c instanceof LongColumn l ? l.getLong(row) : ((IntColumn) c).getInt(row);
+      }
+      return true;
+    }
+    boxedKey = new Object[k.length];
+    for (int i = 0; i < k.length; i++) {
+      boxedKey[i] = normalize(chunk.column(k[i]).get(row));
+      if (boxedKey[i] == null) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Join keys compare across INT and BIGINT (integers widen to Long), and -0.0 equals 0.0. */
   private static Object normalize(Object v) {
     return v instanceof Integer i ? (Object) i.longValue() : HashAggOp.normalizeZero(v);
   }
 
-  private KeyRows cached(int side, Object[] key) {
-    return caches.get(side).get(Arrays.asList(key));
+  /** The cached rows of one side under the current key, or null. */
+  private KeyRows cached(int side) {
+    return integerKeys ? longCaches.get(side).get(probe) : caches.get(side).get(Arrays.asList(boxedKey));
   }
 
-  private KeyRows rows(int side, Object[] key) {
-    List<Object> k = Arrays.asList(key);
-    KeyRows rows = caches.get(side).get(k);
+  /** The rows of one side under the current key: cached, or scanned from state (and cached if {@code keep}). */
+  private KeyRows rows(int side, boolean keep) {
+    KeyRows rows = cached(side);
     if (rows == null) {
-      Object[] prefix = new Object[key.length];
-      for (int i = 0; i < key.length; i++) {
-        prefix[i] = keyTypes[side][i] == DataType.INT ? (Object) ((Long) key[i]).intValue() : key[i];
+      Object[] prefix = new Object[keyTypes[side].length];
+      for (int i = 0; i < prefix.length; i++) {
+        Object v = integerKeys ? (Object) probe[i] : boxedKey[i];
+        prefix[i] = keyTypes[side][i] == DataType.INT ? (Object) ((Long) v).intValue() : v;
       }
       rows = new KeyRows(new ArrayList<>(tables[side].scanPrefix(prefix)), tables[side]);
-      caches.get(side).put(k, rows);
+      if (keep) {
+        if (integerKeys) {
+          longCaches.get(side).put(probe, rows);
+        } else {
+          caches.get(side).put(Arrays.asList(boxedKey), rows);
+        }
+      }
     }
     return rows;
   }
@@ -197,7 +241,7 @@ public final class HashJoinOp implements Operator {
     tables[0].updateVnodes(vnodes);
     tables[1].updateVnodes(vnodes);
     if (!vnodes.isSubsetOf(old)) {
-      caches.forEach(Map::clear); // entries of regained vnodes may be stale
+      clearCaches(); // entries of regained vnodes may be stale
     }
   }
 
@@ -205,10 +249,20 @@ public final class HashJoinOp implements Operator {
   public void onBarrier(Barrier barrier, Emitter out) {
     tables[0].commit(barrier.prevEpoch());
     tables[1].commit(barrier.prevEpoch());
-    for (Map<List<Object>, KeyRows> c : caches) {
-      if (c.size() > MAX_CACHED_KEYS) {
-        c.clear();
+    for (int s = 0; s < 2; s++) {
+      if (caches.get(s).size() + (integerKeys ? longCaches.get(s).size() : 0) > MAX_CACHED_KEYS) {
+        caches.get(s).clear();
+        if (integerKeys) {
+          longCaches.get(s).clear();
+        }
       }
+    }
+  }
+
+  private void clearCaches() {
+    caches.forEach(Map::clear);
+    if (integerKeys) {
+      longCaches.forEach(LongKeyMap::clear);
     }
   }
 }

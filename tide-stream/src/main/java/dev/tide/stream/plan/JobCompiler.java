@@ -106,10 +106,47 @@ public final class JobCompiler {
         }
       }
     }
+    checkAppendOnlyClaims();
     for (PlanNode n : nodes) {
       analyze(n);
     }
     return cut();
+  }
+
+  /**
+   * An append-only claim lets operators drop what retractions need (MIN/MAX keep no multiset), so
+   * a claim the derivation from the plan's sources does not back is refused: a retraction would
+   * otherwise give wrong results. Claiming less than holds is allowed (and merely slower).
+   */
+  private void checkAppendOnlyClaims() {
+    boolean[] appendOnly = new boolean[nodes.size()];
+    for (PlanNode n : nodes) {
+      boolean[] in = new boolean[n.getInputsCount()];
+      for (int i = 0; i < in.length; i++) {
+        in[i] = appendOnly[n.getInputs(i)];
+      }
+      appendOnly[n.getId()] = AppendOnly.derive(n.getKindCase(), in);
+      if (n.getAppendOnly() && !appendOnly[n.getId()]) {
+        throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " (" + kindName(n)
+            + ") is marked append-only, but its output can hold deletes or updates; leave append_only unset (the plan builder derives it)");
+      }
+      boolean[] claimed = switch (n.getKindCase()) {
+        case HASH_AGG -> new boolean[] {n.getHashAgg().getAppendOnlyInput()};
+        case HASH_JOIN -> new boolean[] {n.getHashJoin().getLeftAppendOnly(), n.getHashJoin().getRightAppendOnly()};
+        default -> new boolean[0];
+      };
+      for (int i = 0; i < claimed.length && i < in.length; i++) {
+        if (claimed[i] && !in[i]) {
+          throw new PlanException("plan '" + plan.getName() + "': " + kindName(n) + " node " + n.getId() + " is marked as reading an append-only"
+              + " input, but its input node " + n.getInputs(i) + " (" + kindName(nodes.get(n.getInputs(i)))
+              + ") can emit deletes or updates; leave the input's append-only flag unset (the plan builder derives it)");
+        }
+      }
+    }
+  }
+
+  private static String kindName(PlanNode n) {
+    return n.getKindCase().name().toLowerCase(java.util.Locale.ROOT);
   }
 
   private void analyze(PlanNode n) {
@@ -353,7 +390,8 @@ public final class JobCompiler {
         next++;
         for (int c = 0; c < h.getCallsCount(); c++) {
           AggCall call = h.getCalls(c);
-          if (call.getKind() == dev.tide.proto.plan.AggKind.MIN || call.getKind() == dev.tide.proto.plan.AggKind.MAX) {
+          boolean minMax = call.getKind() == dev.tide.proto.plan.AggKind.MIN || call.getKind() == dev.tide.proto.plan.AggKind.MAX;
+          if (minMax && !h.getAppendOnlyInput()) {
             List<Field> mm = new ArrayList<>();
             for (int k : g) {
               mm.add(in.field(k));

@@ -66,9 +66,12 @@ public final class PlanBuilder {
   private Stream add(PlanNode.Builder b, List<Stream> inputs, Schema schema, int[] key, boolean[] hidden) {
     int id = nodes.size();
     b.setId(id).addAllSchema(Types.toProto(schema));
-    for (Stream s : inputs) {
-      b.addInputs(s.id);
+    boolean[] appendOnly = new boolean[inputs.size()];
+    for (int i = 0; i < appendOnly.length; i++) {
+      b.addInputs(inputs.get(i).id);
+      appendOnly[i] = nodes.get(inputs.get(i).id).getAppendOnly();
     }
+    b.setAppendOnly(AppendOnly.derive(b.getKindCase(), appendOnly));
     for (int k : key) {
       b.addStreamKey(k);
     }
@@ -205,7 +208,8 @@ public final class PlanBuilder {
       if (leftKeys.size() != rightKeys.size()) {
         throw new PlanException(where("join") + ": " + leftKeys.size() + " left keys but " + rightKeys.size() + " right keys");
       }
-      HashJoinNode.Builder j = HashJoinNode.newBuilder();
+      HashJoinNode.Builder j = HashJoinNode.newBuilder()
+          .setLeftAppendOnly(nodes.get(id).getAppendOnly()).setRightAppendOnly(nodes.get(right.id).getAppendOnly());
       for (int i = 0; i < leftKeys.size(); i++) {
         int l = column(leftKeys.get(i), "join");
         int r = right.column(rightKeys.get(i), "join");
@@ -344,7 +348,7 @@ public final class PlanBuilder {
     }
 
     public Stream agg(Agg... calls) {
-      HashAggNode.Builder h = HashAggNode.newBuilder();
+      HashAggNode.Builder h = HashAggNode.newBuilder().setAppendOnlyInput(nodes.get(in.id).getAppendOnly());
       List<Field> fields = new ArrayList<>();
       for (int k : keys) {
         h.addGroupKeys(k);

@@ -24,7 +24,9 @@ import java.util.TreeSet;
 
 /**
  * The built-in Nexmark queries as plans. Each materializes one view named like the query. Windows:
- * tumbling 10 s (q7, q8), hopping 10 s every 2 s (q5).
+ * tumbling 10 s (q7, q8), hopping 10 s every 2 s (q5). Stateful queries project their sources to
+ * the columns they use first, so joins and windows carry and store no more (the plan builder does
+ * not prune columns by itself).
  */
 public final class NexmarkQueries {
   public static final Duration TUMBLE = Duration.ofSeconds(10);
@@ -53,15 +55,15 @@ public final class NexmarkQueries {
         auctions.join(persons, List.of("seller"), List.of("id")).project("name", "city", "state", "id").materialize("q3");
       }
       case "q4" -> {
-        Stream auctions = b.source("nexmark", "auction", options);
-        Stream bids = b.source("nexmark", "bid", options);
+        Stream auctions = b.source("nexmark", "auction", options).project("id", "category", "date_time", "expires");
+        Stream bids = b.source("nexmark", "bid", options).project("auction", "price", "date_time");
         Stream winning = auctions.join(bids, List.of("id"), List.of("auction"))
             .filter(and(ge(col("date_time_r"), col("date_time")), le(col("date_time_r"), col("expires"))))
             .groupBy("id", "category").agg(Agg.max("price", "final"));
         winning.groupBy("category").agg(Agg.avg("final", "avg_final")).materialize("q4");
       }
       case "q5" -> {
-        Stream counts = b.source("nexmark", "bid", options).hop("date_time", HOP_SIZE, HOP_SLIDE)
+        Stream counts = b.source("nexmark", "bid", options).project("auction", "date_time").hop("date_time", HOP_SIZE, HOP_SLIDE)
             .groupBy("auction", "window_start").agg(Agg.count("num"));
         Stream maxes = counts.groupBy("window_start").agg(Agg.max("num", "maxn"));
         counts.join(maxes, List.of("window_start"), List.of("window_start"))
@@ -69,7 +71,8 @@ public final class NexmarkQueries {
             .project("auction", "num", "window_start").materialize("q5");
       }
       case "q7" -> {
-        Stream bids = b.source("nexmark", "bid", options).tumble("date_time", TUMBLE);
+        Stream bids = b.source("nexmark", "bid", options).project("auction", "price", "bidder", "date_time", "_row_id")
+            .tumble("date_time", TUMBLE);
         Stream maxes = bids.groupBy("window_start").agg(Agg.max("price", "maxprice"));
         bids.join(maxes, List.of("window_start", "price"), List.of("window_start", "maxprice"))
             .project("auction", "price", "bidder", "date_time", "_row_id").materialize("q7");

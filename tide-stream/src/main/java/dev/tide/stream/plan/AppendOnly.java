@@ -1,0 +1,29 @@
+package dev.tide.stream.plan;
+
+import dev.tide.proto.plan.PlanNode;
+
+/**
+ * Which streams are append-only: their changelog holds inserts only, never a delete or an update.
+ * Derived from what each operator emits. Sources emit inserts; filter, project and window keep
+ * their input's ops (a filter halves only update pairs, a hop window turns only update pairs into
+ * delete + insert); an inner join emits its input row's op against each match, so it is append-only
+ * when both inputs are; a hash aggregation emits update pairs and deletes as its groups change, so
+ * its output never is.
+ */
+public final class AppendOnly {
+  private AppendOnly() {}
+
+  /**
+   * Whether the output of a node of this kind is append-only, given whether each of its inputs is.
+   *
+   * @param inputs one flag per input of the node, in order
+   */
+  public static boolean derive(PlanNode.KindCase kind, boolean[] inputs) {
+    return switch (kind) {
+      case SOURCE -> true;
+      case FILTER, PROJECT, WINDOW, MATERIALIZE, SINK -> inputs[0];
+      case HASH_JOIN -> inputs[0] && inputs[1];
+      default -> false;
+    };
+  }
+}

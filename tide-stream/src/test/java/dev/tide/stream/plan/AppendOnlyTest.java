@@ -1,0 +1,109 @@
+package dev.tide.stream.plan;
+
+import static dev.tide.stream.expr.Ex.col;
+import static dev.tide.stream.expr.Ex.gt;
+import static dev.tide.stream.expr.Ex.lit;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.Plan;
+import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.TableCatalog;
+import dev.tide.stream.plan.PlanBuilder.Stream;
+import dev.tide.stream.queries.NexmarkQueries;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The planner derives which streams are append-only, aggregations over them take MIN/MAX without a
+ * multiset table, and the compiler refuses a plan claiming an append-only stream that can retract.
+ */
+class AppendOnlyTest {
+  private static final Map<String, String> OPTS = Map.of("events", "1000");
+
+  private static List<PlanNode> aggs(Plan plan) {
+    return plan.getNodesList().stream().filter(PlanNode::hasHashAgg).toList();
+  }
+
+  private static List<String> minmaxTables(JobDefinition job) {
+    return job.getTablesList().stream().map(TableCatalog::getName).filter(n -> n.contains(".minmax")).toList();
+  }
+
+  @Test
+  void sourcesFiltersProjectsWindowsAndJoinsOfAppendOnlyInputsAreAppendOnlyAggregationsAreNot() {
+    PlanBuilder b = new PlanBuilder("p");
+    Stream bids = b.source("nexmark", "bid", OPTS).filter(gt(col("price"), lit(10L))).tumble("date_time", NexmarkQueries.TUMBLE);
+    Stream auctions = b.source("nexmark", "auction", OPTS).project("id", "seller");
+    Stream auctionIds = auctions.project("id");
+    Stream joined = bids.join(auctions, List.of("auction"), List.of("id"));
+    Stream counts = joined.groupBy("auction").agg(Agg.count("n"));
+    counts.join(auctionIds, List.of("auction"), List.of("id")).filter(gt(col("n"), lit(1L))).materialize("p");
+    Plan plan = b.build();
+    for (PlanNode n : plan.getNodesList()) {
+      boolean afterAgg = n.getId() >= aggs(plan).get(0).getId();
+      assertThat(n.getAppendOnly()).as("node %d (%s)", n.getId(), n.getKindCase()).isEqualTo(!afterAgg);
+    }
+    assertThat(aggs(plan).get(0).getHashAgg().getAppendOnlyInput()).isTrue();
+  }
+
+  @Test
+  void q4AndQ7TakeTheirMaxOverAnAppendOnlyInputWithoutAMultisetTableQ5KeepsIt() {
+    for (String q : List.of("q4", "q7")) {
+      Plan plan = NexmarkQueries.plan(q, OPTS);
+      PlanNode max = aggs(plan).get(0);
+      assertThat(max.getHashAgg().getAppendOnlyInput()).as(q).isTrue();
+      assertThat(minmaxTables(JobCompiler.compile(plan, 7, 256, 1000))).as(q).isEmpty();
+    }
+    Plan q5 = NexmarkQueries.plan("q5", OPTS);
+    assertThat(aggs(q5)).extracting(n -> n.getHashAgg().getAppendOnlyInput()).containsExactly(true, false);
+    assertThat(minmaxTables(JobCompiler.compile(q5, 7, 256, 1000))).containsExactly("q5." + aggs(q5).get(1).getId() + ".minmax0");
+  }
+
+  /** q5: its max aggregation reads the counts, which retract; q4: its average reads the maxes. */
+  @Test
+  void anAggregationClaimingAnAppendOnlyInputThatRetractsIsRefused() {
+    Plan q5 = NexmarkQueries.plan("q5", OPTS);
+    PlanNode max = aggs(q5).get(1);
+    Plan lying = q5.toBuilder().setNodes(max.getId(),
+        max.toBuilder().setHashAgg(max.getHashAgg().toBuilder().setAppendOnlyInput(true))).build();
+    assertThatThrownBy(() -> JobCompiler.compile(lying, 7, 256, 1000))
+        .isInstanceOf(PlanException.class)
+        .hasMessageContaining("hash_agg node " + max.getId())
+        .hasMessageContaining("input node " + max.getInputs(0) + " (hash_agg) can emit deletes or updates");
+  }
+
+  @Test
+  void aNodeClaimingAnAppendOnlyOutputThatRetractsIsRefused() {
+    Plan q4 = NexmarkQueries.plan("q4", OPTS);
+    PlanNode avg = aggs(q4).get(1);
+    Plan lying = q4.toBuilder().setNodes(avg.getId(), avg.toBuilder().setAppendOnly(true)).build();
+    assertThatThrownBy(() -> JobCompiler.compile(lying, 7, 256, 1000))
+        .isInstanceOf(PlanException.class)
+        .hasMessageContaining("node " + avg.getId() + " (hash_agg) is marked append-only");
+  }
+
+  @Test
+  void aJoinClaimingAnAppendOnlyInputThatRetractsIsRefused() {
+    Plan q7 = NexmarkQueries.plan("q7", OPTS);
+    PlanNode join = q7.getNodesList().stream().filter(PlanNode::hasHashJoin).findFirst().orElseThrow();
+    assertThat(join.getHashJoin().getLeftAppendOnly()).isTrue();
+    assertThat(join.getHashJoin().getRightAppendOnly()).isFalse();
+    Plan lying = q7.toBuilder().setNodes(join.getId(),
+        join.toBuilder().setHashJoin(join.getHashJoin().toBuilder().setRightAppendOnly(true))).build();
+    assertThatThrownBy(() -> JobCompiler.compile(lying, 7, 256, 1000))
+        .isInstanceOf(PlanException.class)
+        .hasMessageContaining("hash_join node " + join.getId())
+        .hasMessageContaining("input node " + join.getInputs(1) + " (hash_agg) can emit deletes or updates");
+  }
+
+  @Test
+  void claimingLessThanHoldsIsAllowedAndKeepsTheMultiset() {
+    Plan q7 = NexmarkQueries.plan("q7", OPTS);
+    PlanNode max = aggs(q7).get(0);
+    Plan modest = q7.toBuilder().setNodes(max.getId(),
+        max.toBuilder().setHashAgg(max.getHashAgg().toBuilder().setAppendOnlyInput(false))).build();
+    assertThat(minmaxTables(JobCompiler.compile(modest, 7, 256, 1000))).hasSize(1);
+  }
+}
