@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
         "",
         "While it runs, q5 is scaled out (at 40%% of the duration) and back in (at 70%%) online, and meta's"
             + " admin API answers 'tide ctl' (e.g. ./tide ctl cluster) on 127.0.0.1. Runs of a minute or more also start a"
-            + " bounded backfill (q1 over 500,000 events) at 10%%: the optimizer group scales up for the compaction it causes"
+            + " bounded backfill (q1 over 3,000,000 events) at 10%%: the optimizer group scales up for the compaction it causes"
             + " and drains back once idle, and every action of its keeper is printed with its reason.",
         ""})
 final class PlaygroundCommand implements Callable<Integer> {

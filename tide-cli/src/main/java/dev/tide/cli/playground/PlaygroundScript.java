@@ -22,7 +22,7 @@ public final class PlaygroundScript {
    * done the added instances idle and drain after the group's idle timeout (30s).
    */
   static final String BURST_QUERY = "q1";
-  static final long BURST_EVENTS = 500_000;
+  static final long BURST_EVENTS = 3_000_000;
   /** Shorter runs end before an idle instance could drain: they skip the burst. */
   static final Duration BURST_MIN_DURATION = Duration.ofSeconds(60);
 
