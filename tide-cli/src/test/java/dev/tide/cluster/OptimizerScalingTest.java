@@ -163,7 +163,9 @@ class OptimizerScalingTest {
 
   /**
    * The same burst on a meta process's loopback port (meta and two compute nodes in this JVM): the
-   * {@code local} provider scales the group with real {@code tide optimizer} child processes.
+   * {@code local} provider scales the group with real {@code tide optimizer} child processes. From a
+   * floor of 0 for the same reason as above; while the first process boots and then plans, the
+   * backlog usually outlasts the sustained timer and more processes follow (the timeline shows them).
    */
   @Test
   void localProviderScalesWithOptimizerProcesses(@TempDir Path dir) {
@@ -177,12 +179,11 @@ class OptimizerScalingTest {
       }
       OptimizingService optimizing = meta.optimizerGroups().optimizing();
       GroupKeepers groups = meta.optimizerGroups().keepers();
-      groups.create(burstGroup(LocalProcessProvider.NAME, 1));
-      await().atMost(Duration.ofMinutes(1)).until(() -> optimizing.instances("default").size() == 1);
+      groups.create(burstGroup(LocalProcessProvider.NAME, 0));
       CommittedViews views = new CommittedViews(meta::meta, ProcessOptions.objectStore(config));
       try (Timeline timeline = new Timeline(groups, () -> meta.meta().committedVersion().getL0().getSstsCount())) {
         JobDefinition job = JobGrpcService.submit(meta.meta(), config, NexmarkQueries.plan("q5", burstOptions()));
-        await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(200)).until(() -> timeline.maxInstances() > 1);
+        await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(200)).until(() -> timeline.maxInstances() > 0);
         await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> views.sourcesDone(job));
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {
           GroupMetrics m = groups.show("default").orElseThrow().metrics();
@@ -190,10 +191,11 @@ class OptimizerScalingTest {
               && m.pendingTasks() == 0 && m.executingTasks() == 0;
         });
         await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
-            .until(() -> optimizing.instances("default").size() == 1
-                && groups.show("default").orElseThrow().metrics().effectiveThreads() == 1);
+            .until(() -> optimizing.instances("default").isEmpty()
+                && groups.show("default").orElseThrow().metrics().effectiveThreads() == 0);
         timeline.print("local provider (tide optimizer processes), q5 burst");
-        assertThat(timeline.maxInstances()).as("the keeper scaled the group above its floor").isGreaterThan(1);
+        assertThat(groups.show("default").orElseThrow().recentActions()).extracting(KeeperAction::reason)
+            .anyMatch(r -> r.startsWith("scale-up") || r.startsWith("probe")).anyMatch(r -> r.startsWith("scale-down"));
       }
       // Each planned task succeeds exactly once (a second completion of a task is refused), none abandoned. The keeper's
       // metrics above come from its last round, so a task planned since may still be running: wait for it.
