@@ -106,7 +106,9 @@ public final class RescaleCompareCommand implements Callable<Integer> {
       String flinkLoad = Load.now();
       rows.add(List.of(label, "Tide", size(o.stateBytes()), Cells.decimal(o.allSplitsStallMs(), 0), Cells.decimal(o.requestToCommitMs(), 0),
           steadyCell(o.secondsToSteady()), Cells.count(Math.round(o.eventsPerSecondBefore())), Cells.count(Math.round(o.eventsPerSecondAfter()))));
-      rows.add(List.of(label, "Flink", size(f.savepointBytes()), Cells.decimal(f.gapMs(), 0), Cells.decimal(f.stopMs() + f.restartMs(), 0),
+      String flinkRescale = Double.isNaN(f.restartMs()) ? "no output within " + settleSeconds + " s"
+          : Cells.decimal(f.stopMs() + f.restartMs(), 0);
+      rows.add(List.of(label, "Flink", size(f.savepointBytes()), (Double.isNaN(f.restartMs()) ? "≥ " : "") + Cells.decimal(f.gapMs(), 0), flinkRescale,
           steadyCell(f.secondsToSteady()), Cells.count(Math.round(f.eventsPerSecondBefore() * 50 / 46)),
           Cells.count(Math.round(f.eventsPerSecondAfter() * 50 / 46))));
       csv.add(List.of(Long.toString(bytes), "tide", Long.toString(o.stateBytes()), f1(o.allSplitsStallMs()), f1(o.requestToCommitMs()),
@@ -116,8 +118,10 @@ public final class RescaleCompareCommand implements Callable<Integer> {
           Long.toString(f.backfillEvents()), flinkLoad));
       w.printf(Locale.ROOT, "  Tide  gap %,.0f ms, request->commit %,.0f ms, steady after %s s%n", o.allSplitsStallMs(), o.requestToCommitMs(),
           steadyCell(o.secondsToSteady()));
-      w.printf(Locale.ROOT, "  Flink gap %,.0f ms, stop-with-savepoint %,.0f ms (savepoint %s), restore to first output %,.0f ms, steady after %s s%n",
-          f.gapMs(), f.stopMs(), size(f.savepointBytes()), f.restartMs(), steadyCell(f.secondsToSteady()));
+      String restore = Double.isNaN(f.restartMs()) ? "no output within " + settleSeconds + " s (the gap is a lower bound)"
+          : String.format(Locale.ROOT, "%,.0f ms", f.restartMs());
+      w.printf(Locale.ROOT, "  Flink gap %,.0f ms, stop-with-savepoint %,.0f ms (savepoint %s), restore to first output %s, steady after %s s%n",
+          f.gapMs(), f.stopMs(), size(f.savepointBytes()), restore, steadyCell(f.secondsToSteady()));
       w.printf(Locale.ROOT, "        the restored Flink job read %,d backfill bids again (0: its finished source stayed finished)%n",
           f.backfillReplayed());
       w.flush();

@@ -140,9 +140,11 @@ class OptimizingQueueTest {
         .with(WorkloadOptions.TASK_INPUT_BYTES, taskInputBytes).with(WorkloadOptions.PACKING_WINDOW, Duration.ZERO));
   }
 
-  @Test
-  void packingKeepsNewTasksForTheEarliestInstanceForThePackingWindow() {
-    OptimizingQueue q = queue(options(1, 100), Map.of());
+  /** A queue whose table 5 is planned into 8 tasks (no quota limit), and two one-thread instances registered in order. */
+  record TwoInstances(OptimizingQueue q, String first, String second) {}
+
+  TwoInstances twoInstancesOverEightTasks(WorkloadOptions options) {
+    OptimizingQueue q = queue(options, Map.of());
     q.configureTable(5, new TableSettings(G, 8)); // up to 8 threads at once: the quota never binds here
     StoreVersion v = Versions.withL0(2, 5);
     q.observe(v, now());
@@ -150,33 +152,28 @@ class OptimizingQueueTest {
     String second = q.register(G, 1, Optional.empty(), now());
     pollAndPlan(q, first, 0, v);
     assertThat(q.tables(G).get(0).plannedTasks()).isEqualTo(8);
-    assertThat(q.poll(first, 0, now()).task()).as("the earliest instance: at once").isPresent();
-    assertThat(q.poll(second, 0, now()).task()).as("a later one: not before the task waited 1s").isEmpty();
+    return new TwoInstances(q, first, second);
+  }
+
+  @Test
+  void packingKeepsNewTasksForTheEarliestInstanceForThePackingWindow() {
+    TwoInstances t = twoInstancesOverEightTasks(options(1, 100));
+    assertThat(t.q().poll(t.first(), 0, now()).task()).as("the earliest instance: at once").isPresent();
+    assertThat(t.q().poll(t.second(), 0, now()).task()).as("a later one: not before the task waited 1s").isEmpty();
     clock.advance(Duration.ofMillis(999));
-    assertThat(q.poll(second, 0, now()).task()).isEmpty();
+    assertThat(t.q().poll(t.second(), 0, now()).task()).isEmpty();
     clock.advance(Duration.ofMillis(1));
-    assertThat(q.poll(second, 0, now()).task()).isPresent();
+    assertThat(t.q().poll(t.second(), 0, now()).task()).isPresent();
   }
 
   @Test
   void packingIgnoresDrainingInstancesAndCanBeTurnedOff() {
-    OptimizingQueue q = queue(options(1, 100), Map.of());
-    q.configureTable(5, new TableSettings(G, 8));
-    StoreVersion v = Versions.withL0(2, 5);
-    q.observe(v, now());
-    String first = q.register(G, 1, Optional.empty(), now());
-    String second = q.register(G, 1, Optional.empty(), now());
-    pollAndPlan(q, first, 0, v);
-    q.drain(G, first); // gets no task: never a reason to hold the next one back
-    assertThat(q.poll(second, 0, now()).task()).isPresent();
+    TwoInstances t = twoInstancesOverEightTasks(options(1, 100));
+    t.q().drain(G, t.first()); // gets no task: never a reason to hold the next one back
+    assertThat(t.q().poll(t.second(), 0, now()).task()).isPresent();
 
-    OptimizingQueue off = queue(unpacked(1, 100), Map.of());
-    off.configureTable(5, new TableSettings(G, 8));
-    off.observe(v, now());
-    String a = off.register(G, 1, Optional.empty(), now());
-    String b = off.register(G, 1, Optional.empty(), now());
-    pollAndPlan(off, a, 0, v);
-    assertThat(off.poll(b, 0, now()).task()).isPresent();
+    TwoInstances off = twoInstancesOverEightTasks(unpacked(1, 100));
+    assertThat(off.q().poll(off.second(), 0, now()).task()).isPresent();
   }
 
   @Test
