@@ -70,7 +70,8 @@ public final class ComputeMembership implements AutoCloseable {
       // waitForReady: a call made while the channel backs off after meta went away waits for (and
       // triggers) the reconnect instead of failing at once.
       boolean known = meta.withWaitForReady().withDeadlineAfter(Math.max(1000, interval.toMillis() * 5), TimeUnit.MILLISECONDS)
-          .heartbeat(HeartbeatRequest.newBuilder().setWorkerId(node.workerId()).setActors(node.actorCount()).build())
+          .heartbeat(HeartbeatRequest.newBuilder().setWorkerId(node.workerId()).setActors(node.actorCount())
+              .setMinReaderVersion(node.store().minPinnedVersionId()).build())
           .getRegistered();
       if (metaUnreachable) {
         LOG.info("{}: meta is reachable again", node.name());

@@ -117,8 +117,8 @@ public final class MetaServer implements AutoCloseable {
       Optional<LocalProcessProvider.Settings> local = config.isSet(S3Config.BUCKET) ? Optional.empty()
           : Optional.of(localProviderSettings(config, selfAddress, token));
       groups = OptimizerGroups.create(config, clock, meta.compactionCommitter(), objects, store,
-          // Compute nodes' open scans are not known here: the delete grace covers them.
-          () -> Math.min(m.committedVersion().getId(), views.oldestPinnedVersion()),
+          // Compute nodes report their readers' oldest version with each heartbeat.
+          () -> Math.min(m.minReaderVersion(), views.oldestPinnedVersion()),
           spec -> OptimizerInstance.start(self.get(), o, OptimizerSettings.of(spec.group(), spec.threads())
               .withResourceId(spec.resourceId())),
           local);

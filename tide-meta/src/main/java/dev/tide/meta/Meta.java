@@ -84,6 +84,8 @@ public final class Meta implements AutoCloseable {
     /** Last heartbeat (or registration, or this meta's start), read and written on any thread. */
     volatile long lastHeartbeatMs;
     volatile int actors;
+    /** The oldest state-store version the node's readers use, as of its last heartbeat; 0 before the first. */
+    volatile long minReaderVersion;
 
     WorkerState(Worker worker, ManagedChannel channel, long nowMs) {
       this.worker = worker;
@@ -461,14 +463,32 @@ public final class Meta implements AutoCloseable {
    * or never registered with this catalog): the node must stop its actors and register again, as a
    * new worker. Called from RPC threads; never waits for the driver.
    */
-  public boolean heartbeat(int workerId, int actors) {
+  public boolean heartbeat(int workerId, int actors, long minReaderVersion) {
     WorkerState w = workers.get(workerId);
     if (w == null || !w.alive) {
       return false; // unknown, or declared lost: its actors are being recovered elsewhere
     }
     w.lastHeartbeatMs = clock.nowMillis();
     w.actors = actors;
+    w.minReaderVersion = minReaderVersion;
     return true;
+  }
+
+  /**
+   * The oldest state-store version a compute node's reader may still use, as the nodes last
+   * reported it (installed, or pinned by an open scan), and at most the committed version. A node
+   * that has not reported yet counts as the committed version: a scan it opens meanwhile, and one
+   * opened since its last heartbeat, are covered by the SST delete grace, which outlasts a
+   * heartbeat interval. Called from any thread.
+   */
+  public long minReaderVersion() {
+    long min = committedVersion().getId();
+    for (WorkerState w : workers.values()) {
+      if (w.alive && w.minReaderVersion > 0) {
+        min = Math.min(min, w.minReaderVersion);
+      }
+    }
+    return min;
   }
 
   /**

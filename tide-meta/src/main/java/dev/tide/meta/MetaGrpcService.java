@@ -58,7 +58,7 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
 
   @Override
   public void heartbeat(HeartbeatRequest req, StreamObserver<HeartbeatResponse> out) {
-    out.onNext(HeartbeatResponse.newBuilder().setRegistered(meta.heartbeat(req.getWorkerId(), req.getActors())).build());
+    out.onNext(HeartbeatResponse.newBuilder().setRegistered(meta.heartbeat(req.getWorkerId(), req.getActors(), req.getMinReaderVersion())).build());
     out.onCompleted();
   }
 
