@@ -200,8 +200,6 @@ public final class Meta implements AutoCloseable {
   private final IdBlocks actorIds;
   private final IdBlocks jobIds;
   private final IdBlocks sstIds;
-  /** The first SST id this run hands out: every id below it was handed out by an earlier run. */
-  private final long sstIdFloorOfThisRun;
   private long committedBarriers;
   private long recoveries;
   private long membershipChangedMs;
@@ -225,7 +223,6 @@ public final class Meta implements AutoCloseable {
     this.jobIds = new IdBlocks(store, IdKind.JOB, 16);
     this.sstIds = new IdBlocks(store, IdKind.SST, 4096);
     MetaSnapshot snap = store.load();
-    this.sstIdFloorOfThisRun = sstIds.peek();
     this.version = snap.version();
     this.committedView = version;
     this.barriers = new BarrierCoordinator(version.getMaxCommittedEpoch() + 1);
@@ -559,11 +556,6 @@ public final class Meta implements AutoCloseable {
       @Override
       public long allocateSstIds(int count) {
         return Meta.this.allocateSstIds(count);
-      }
-
-      @Override
-      public long sstIdFloorOfThisRun() {
-        return sstIdFloorOfThisRun;
       }
     };
   }

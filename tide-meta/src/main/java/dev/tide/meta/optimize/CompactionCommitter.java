@@ -20,11 +20,4 @@ public interface CompactionCommitter {
 
   /** The first of {@code count} fresh cluster-unique SST ids. */
   long allocateSstIds(int count);
-
-  /**
-   * Every SST id below it was handed out before this meta run: an SST object with such an id that the
-   * committed version does not reference is left over from an earlier run (an obsolete SST whose
-   * deletion was still pending, a checkpoint or compaction output that never committed).
-   */
-  long sstIdFloorOfThisRun();
 }

@@ -1,7 +1,6 @@
 package dev.tide.meta.optimize;
 
 import dev.tide.common.config.Config;
-import dev.tide.common.store.VersionDeltas;
 import dev.tide.common.time.Clock;
 import dev.tide.optimizer.dra.InstanceView;
 import dev.tide.optimizer.group.GroupConfig;
@@ -18,13 +17,9 @@ import dev.tide.optimizer.workload.WorkloadOptions;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import dev.tide.storage.object.ObjectStore;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -91,54 +86,10 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
     });
   }
 
-  /** Adopts what earlier meta runs left behind ({@link #adoptLeftovers}), then starts the maintenance tick. */
+  /** Starts the maintenance tick. */
   public OptimizingService start() {
-    adoptLeftovers();
     driver.scheduleWithFixedDelay(this::maintain, 0, TICK_MS, TimeUnit.MILLISECONDS);
     return this;
-  }
-
-  /**
-   * Tasks and obsolete SSTs live in memory: after a restart, SSTs an earlier run dropped but had not
-   * deleted yet (and uploads that never committed) would stay forever. Every SST object with an id
-   * handed out before this run that the committed version does not reference is treated as dropped
-   * by the committed version: deleted once every reader is at that version and the grace has passed.
-   */
-  private void adoptLeftovers() {
-    StoreVersion v = meta.committedVersion();
-    Set<String> referenced = new HashSet<>();
-    VersionDeltas.allSsts(v).forEach(sst -> referenced.add(sst.getObjectPath()));
-    long floor = meta.sstIdFloorOfThisRun();
-    String prefix = queue.options().objectPrefix() + "/";
-    List<SstInfo> leftovers = new ArrayList<>();
-    try {
-      for (String path : objects.list(prefix)) {
-        OptionalLong id = sstId(path, prefix);
-        if (id.isPresent() && id.getAsLong() < floor && !referenced.contains(path)) {
-          leftovers.add(SstInfo.newBuilder().setId(id.getAsLong()).setObjectPath(path).build());
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("SSTs left by an earlier meta run were not listed ({}); they stay in the object store", e.toString());
-      return;
-    }
-    if (!leftovers.isEmpty()) {
-      obsolete.dropped(leftovers, v.getId());
-      LOG.info("{} unreferenced SSTs from an earlier meta run will be deleted once every reader is at version {}", leftovers.size(),
-          v.getId());
-    }
-  }
-
-  /** The id of an SST object path {@code <prefix><id>.sst}; empty for any other object. */
-  static OptionalLong sstId(String path, String prefix) {
-    if (!path.startsWith(prefix) || !path.endsWith(".sst")) {
-      return OptionalLong.empty();
-    }
-    String digits = path.substring(prefix.length(), path.length() - ".sst".length());
-    if (digits.isEmpty() || digits.length() > 18 || !digits.chars().allMatch(Character::isDigit)) {
-      return OptionalLong.empty();
-    }
-    return OptionalLong.of(Long.parseLong(digits));
   }
 
   @Override

@@ -77,14 +77,7 @@ class OptimizerServiceTest {
     public long allocateSstIds(int count) {
       return ids.getAndAdd(count);
     }
-
-    @Override
-    public long sstIdFloorOfThisRun() {
-      return floor;
-    }
   };
-  /** The committer's first SST id of "this run": 0, a fresh store, unless a test simulates a restart. */
-  volatile long floor;
 
   @BeforeEach
   void start() throws Exception {
@@ -104,32 +97,6 @@ class OptimizerServiceTest {
     channel.shutdownNow();
     server.shutdownNow();
     service.close();
-  }
-
-  @Test
-  void sstsLeftByAnEarlierRunAreDeletedOnceEveryReaderIsPastTheCommittedVersion() {
-    writeCheckpoints(); // referenced by the committed version: kept
-    String stray = "state/" + ids.getAndIncrement() + ".sst"; // an earlier run's upload that never committed
-    objects.put(stray, new byte[] {1});
-    objects.put("state/notes.txt", new byte[] {1}); // not an SST: never touched
-    floor = ids.get();
-    String fresh = "state/" + ids.getAndIncrement() + ".sst"; // this run's upload, not committed yet: kept
-    objects.put(fresh, new byte[] {1});
-
-    Config config = Config.defaults().with(WorkloadOptions.DELETE_GRACE, Duration.ofSeconds(10));
-    GroupConfig group = GroupConfig.parse(Map.of(), "in-process");
-    try (OptimizingService restarted = new OptimizingService(config, clock, committer, objects, g -> group, () -> version.get().getId())) {
-      restarted.start();
-      assertThat(restarted.obsoleteSstsWaiting()).isEqualTo(1);
-      restarted.maintain();
-      assertThat(objects.exists(stray)).as("within the grace").isTrue();
-      clock.advance(Duration.ofSeconds(10));
-      restarted.maintain();
-      assertThat(objects.exists(stray)).isFalse();
-      assertThat(objects.exists(fresh)).isTrue();
-      assertThat(objects.exists("state/notes.txt")).isTrue();
-      VersionDeltas.allSsts(version.get()).forEach(sst -> assertThat(objects.exists(sst.getObjectPath())).isTrue());
-    }
   }
 
   /** Three checkpoints of table 1001 through a real state store: three L0 SSTs in the object store. */
