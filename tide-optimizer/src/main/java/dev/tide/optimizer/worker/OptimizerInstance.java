@@ -121,11 +121,9 @@ public final class OptimizerInstance implements AutoCloseable {
         PollResponse r = stub.poll(PollRequest.newBuilder().setInstanceId(id).setThread(thread).build());
         if (r.getHasTask()) {
           execute(id, r.getTask());
-        } else {
-          Thread.sleep(settings.idlePoll().toMillis());
+        } else if (!pause()) {
+          return;
         }
-      } catch (InterruptedException e) {
-        return;
       } catch (StatusRuntimeException e) {
         if (!running) {
           return;
