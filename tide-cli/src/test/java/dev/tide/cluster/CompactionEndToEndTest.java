@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tide.common.config.Config;
 import dev.tide.common.store.VersionDeltas;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.optimizer.workload.CompactionPlanner;
 import dev.tide.optimizer.workload.OptimizingQueue;
 import dev.tide.optimizer.workload.WorkloadOptions;
@@ -105,6 +106,8 @@ class CompactionEndToEndTest {
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
           .until(() -> cluster.optimizing().stats().compactionsCommitted() >= 1);
 
+      // Obsolete SSTs the old meta has not deleted yet: the new run deletes them (they are recorded with their commit).
+      List<SstInfo> pendingDeletion = cluster.meta().compactionCommitter().obsoleteSsts().stream().map(ObsoleteSstRecord::sst).toList();
       cluster.restartMeta(); // tasks in flight are lost with the old meta; their late results are refused
       await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
           .until(() -> cluster.optimizing().instances("default").size() == 2);
@@ -117,6 +120,9 @@ class CompactionEndToEndTest {
       StoreVersion end = cluster.meta().committedVersion();
       assertThat(VersionDeltas.allSsts(end)).allMatch(s -> cluster.objects().exists(s.getObjectPath()));
       assertThat(NexmarkEndToEndTest.sorted(cluster.scan("q5"))).containsExactlyElementsOf(NexmarkEndToEndTest.reference("q5"));
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100))
+          .until(() -> pendingDeletion.stream().noneMatch(s -> cluster.objects().exists(s.getObjectPath())));
+      System.out.printf("meta restart: %d obsolete SSTs the old run had not deleted were deleted by the new run%n", pendingDeletion.size());
     }
   }
 }

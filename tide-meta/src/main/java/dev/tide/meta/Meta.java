@@ -19,10 +19,12 @@ import dev.tide.meta.store.JobRecord;
 import dev.tide.meta.store.LayoutUpdate;
 import dev.tide.meta.store.MetaSnapshot;
 import dev.tide.meta.store.MetaStore;
+import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.meta.store.WorkerRecord;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.TableCatalog;
+import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import dev.tide.proto.store.VersionDelta;
 import dev.tide.proto.stream.ActorInfo;
@@ -450,7 +452,7 @@ public final class Meta implements AutoCloseable {
    * {@code runId}. Reports of another run (a meta before a restart: its epoch numbers may repeat)
    * are ignored. Called from RPC threads.
    */
-  public void collected(int workerId, long runId, long epoch, List<dev.tide.proto.store.SstInfo> ssts) {
+  public void collected(int workerId, long runId, long epoch, List<SstInfo> ssts) {
     if (runId != this.runId) {
       LOG.info("ignored a report of epoch {} from worker {} made for an earlier meta run", epoch, workerId);
       return;
@@ -521,10 +523,12 @@ public final class Meta implements AutoCloseable {
    * @return the new version
    * @throws IllegalArgumentException if the change does not apply to the current version; nothing changes
    */
-  public StoreVersion commitCompaction(List<Long> removeSstIds, List<dev.tide.proto.store.SstInfo> outputs) {
+  public StoreVersion commitCompaction(List<Long> removeSstIds, List<SstInfo> outputs) {
     return call(() -> {
       StoreVersion next = VersionDeltas.apply(version, VersionDeltas.compaction(version, removeSstIds, 1, outputs));
-      store.commitVersion(next, List.of(), counterFloors());
+      java.util.Set<Long> removed = Set.copyOf(removeSstIds);
+      List<SstInfo> dropped = VersionDeltas.allSsts(version).stream().filter(s -> removed.contains(s.getId())).toList();
+      store.commitCompaction(next, dropped, counterFloors());
       version = next;
       committedView = next;
       for (WorkerState w : workers.values()) {
@@ -549,13 +553,23 @@ public final class Meta implements AutoCloseable {
       }
 
       @Override
-      public StoreVersion commitCompaction(List<Long> removeSstIds, List<dev.tide.proto.store.SstInfo> outputs) {
+      public StoreVersion commitCompaction(List<Long> removeSstIds, List<SstInfo> outputs) {
         return Meta.this.commitCompaction(removeSstIds, outputs);
       }
 
       @Override
       public long allocateSstIds(int count) {
         return Meta.this.allocateSstIds(count);
+      }
+
+      @Override
+      public List<ObsoleteSstRecord> obsoleteSsts() {
+        return store.obsoleteSsts();
+      }
+
+      @Override
+      public void forgetObsoleteSsts(List<Long> sstIds) {
+        store.forgetObsoleteSsts(sstIds);
       }
     };
   }
@@ -859,7 +873,7 @@ public final class Meta implements AutoCloseable {
     });
   }
 
-  private void onCollected(int workerId, long epoch, List<dev.tide.proto.store.SstInfo> ssts) {
+  private void onCollected(int workerId, long epoch, List<SstInfo> ssts) {
     if (recoveryReason != null) {
       return;
     }

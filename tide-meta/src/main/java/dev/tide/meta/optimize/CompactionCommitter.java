@@ -1,10 +1,14 @@
 package dev.tide.meta.optimize;
 
+import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import java.util.List;
 
-/** What the optimizing service needs from meta: the committed version, compaction commits and SST ids. */
+/**
+ * What the optimizing service needs from meta: the committed version, compaction commits, SST ids and
+ * the durable list of obsolete SSTs.
+ */
 public interface CompactionCommitter {
   /** The latest committed state-store version. */
   StoreVersion committedVersion();
@@ -15,9 +19,20 @@ public interface CompactionCommitter {
    *
    * @return the new version
    * @throws IllegalArgumentException if the change does not apply to the current version (nothing changed)
+   * @throws RuntimeException any other: the outcome is unknown (the version may hold the change), so the
+   *     caller must not delete the outputs
    */
   StoreVersion commitCompaction(List<Long> removeSstIds, List<SstInfo> outputs);
 
   /** The first of {@code count} fresh cluster-unique SST ids. */
   long allocateSstIds(int count);
+
+  /**
+   * SSTs that committed compactions dropped and whose objects are not deleted yet. They are recorded
+   * durably with the commit, so a new meta run sees those its predecessor had not deleted.
+   */
+  List<ObsoleteSstRecord> obsoleteSsts();
+
+  /** The objects of these obsolete SSTs are deleted: forget them. Unknown ids are ignored. */
+  void forgetObsoleteSsts(List<Long> sstIds);
 }

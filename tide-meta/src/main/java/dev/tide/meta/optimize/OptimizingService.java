@@ -2,6 +2,7 @@ package dev.tide.meta.optimize;
 
 import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
+import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.optimizer.dra.InstanceView;
 import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.TableLoad;
@@ -17,6 +18,7 @@ import dev.tide.optimizer.workload.WorkloadOptions;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import dev.tide.storage.object.ObjectStore;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * reader can use any more. It is the {@link GroupLoadSource} of the scale keeper.
  *
  * <p>Tasks live in memory only: after a meta restart, tables are observed again and re-planned, and
- * results of the old run's tasks are refused (their optimizers delete the outputs).
+ * results of the old run's tasks are refused (their optimizers delete the outputs). Obsolete SSTs
+ * are durable: each compaction commit records the SSTs it dropped in the meta store, a new run picks
+ * up those not yet deleted, and a deletion is forgotten once its object is gone.
  *
  * <p>Thread-safety: safe for concurrent use.
  */
@@ -79,6 +83,10 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
     WorkloadOptions options = WorkloadOptions.from(config);
     this.queue = new OptimizingQueue(options, groups, Long.toString(clock.nowMillis(), 36));
     this.obsolete = new ObsoleteSsts(options.deleteGraceMs());
+    // A predecessor's obsolete SSTs wait under the same rule: readers past the dropping version, then the grace.
+    for (ObsoleteSstRecord r : meta.obsoleteSsts()) {
+      obsolete.dropped(List.of(r.sst()), r.droppedByVersion());
+    }
     this.driver = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "optimizing-driver");
       t.setDaemon(true);
@@ -232,7 +240,10 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
         LOG.info("optimizers expired: {}; {} tasks back to PLANNED", e.expiredInstances(), e.reclaimedTasks());
         fire();
       }
-      delete(obsolete.takeDeletable(minReaderVersion.getAsLong(), now));
+      List<SstInfo> deleted = delete(obsolete.takeDeletable(minReaderVersion.getAsLong(), now));
+      if (!deleted.isEmpty()) {
+        meta.forgetObsoleteSsts(deleted.stream().map(SstInfo::getId).toList());
+      }
     } catch (RuntimeException e) {
       LOG.warn("optimizing maintenance failed; retried next tick", e);
     }
@@ -275,23 +286,34 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
       queue.committed(work.tableId(), clock.nowMillis());
       LOG.info("compaction of table {} committed as version {}: {} SSTs -> {}", work.tableId(), v.getId(), removeIds.size(),
           work.outputs().size());
-    } catch (RuntimeException e) {
-      LOG.warn("commit of the compaction of table {} failed: {}", work.tableId(), e.getMessage());
+    } catch (IllegalArgumentException e) {
+      // Refused: nothing changed, so the outputs are garbage.
+      LOG.warn("commit of the compaction of table {} refused: {}", work.tableId(), e.getMessage());
       delete(queue.commitFailed(work.tableId(), clock.nowMillis()));
+    } catch (RuntimeException e) {
+      // Outcome unknown (meta stopping, store connection lost): the version may hold the outputs, so
+      // they stay. The table is planned again from whatever version is committed; at worst the outputs leak.
+      List<SstInfo> kept = queue.commitFailed(work.tableId(), clock.nowMillis());
+      LOG.warn("commit of the compaction of table {} failed with an unknown outcome; its {} outputs are kept: {}", work.tableId(),
+          kept.size(), e.toString());
     }
     fire();
   }
 
-  private void delete(List<SstInfo> ssts) {
+  /** Deletes the objects of {@code ssts}; one that fails waits again (retried next round). @return those deleted */
+  private List<SstInfo> delete(List<SstInfo> ssts) {
+    List<SstInfo> deleted = new ArrayList<>(ssts.size());
     for (SstInfo sst : ssts) {
       try {
         objects.delete(sst.getObjectPath());
         deletedSsts.incrementAndGet();
+        deleted.add(sst);
       } catch (RuntimeException e) {
         LOG.warn("deletion of obsolete sst {} failed; retried later: {}", sst.getObjectPath(), e.toString());
         obsolete.dropped(List.of(sst), 0);
       }
     }
+    return deleted;
   }
 
   private void fire() {

@@ -6,6 +6,7 @@ import dev.tide.meta.scale.JobIntent;
 import dev.tide.meta.schedule.JobLayout;
 import dev.tide.meta.schedule.Worker;
 import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -320,22 +321,7 @@ public final class JdbcMetaStore implements MetaStore {
     List<LayoutUpdate> updates = List.copyOf(layouts);
     String op = "commit of version " + version.getId() + " (epoch " + version.getMaxCommittedEpoch() + ")";
     tx(op, c -> {
-      // Conditional write: a version never goes back, even if two metas share the store by mistake.
-      try (PreparedStatement p = c.prepareStatement("UPDATE store_version SET version_id = ?, max_committed_epoch = ?, version = ?"
-          + " WHERE singleton = 1 AND version_id <= ? AND max_committed_epoch <= ?")) {
-        p.setLong(1, version.getId());
-        p.setLong(2, version.getMaxCommittedEpoch());
-        p.setBytes(3, version.toByteArray());
-        p.setLong(4, version.getId());
-        p.setLong(5, version.getMaxCommittedEpoch());
-        if (p.executeUpdate() == 0) {
-          try (Statement s = c.createStatement();
-              ResultSet rs = s.executeQuery("SELECT version_id, max_committed_epoch FROM store_version WHERE singleton = 1")) {
-            String held = rs.next() ? "version " + rs.getLong(1) + " (epoch " + rs.getLong(2) + ")" : "no version row";
-            throw new IllegalStateException(op + " refused: the meta store already holds " + held + "; a committed version never goes back");
-          }
-        }
-      }
+      writeVersion(c, op, version);
       try (PreparedStatement p = c.prepareStatement("UPDATE jobs SET intent = ?, layout = ? WHERE job_id = ?")) {
         for (LayoutUpdate u : updates) {
           p.setString(1, u.intent().render());
@@ -349,6 +335,85 @@ public final class JdbcMetaStore implements MetaStore {
       raiseCounters(c, op, counterFloors);
       return null;
     });
+  }
+
+  @Override
+  public void commitCompaction(StoreVersion version, List<SstInfo> dropped, Counters counterFloors) {
+    Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(counterFloors, "counterFloors");
+    List<SstInfo> ssts = List.copyOf(dropped);
+    String op = "commit of compaction version " + version.getId() + " (dropping " + ssts.size() + " SSTs)";
+    tx(op, c -> {
+      writeVersion(c, op, version);
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO obsolete_ssts (sst_id, dropped_by_version, sst) VALUES (?, ?, ?)")) {
+        for (SstInfo sst : ssts) {
+          p.setLong(1, sst.getId());
+          p.setLong(2, version.getId());
+          p.setBytes(3, sst.toByteArray());
+          p.addBatch();
+        }
+        p.executeBatch();
+      }
+      raiseCounters(c, op, counterFloors);
+      return null;
+    });
+  }
+
+  @Override
+  public List<ObsoleteSstRecord> obsoleteSsts() {
+    return tx("load of obsolete SSTs", c -> {
+      List<ObsoleteSstRecord> out = new ArrayList<>();
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT sst_id, dropped_by_version, sst FROM obsolete_ssts ORDER BY sst_id")) {
+        while (rs.next()) {
+          try {
+            out.add(new ObsoleteSstRecord(SstInfo.parseFrom(rs.getBytes(3)), rs.getLong(2)));
+          } catch (InvalidProtocolBufferException e) {
+            throw new MetaStoreException("meta store " + description + ": obsolete SST " + rs.getLong(1)
+                + " is not a valid SstInfo (" + e.getMessage() + "); restore the store from a backup", e);
+          }
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public void forgetObsoleteSsts(List<Long> sstIds) {
+    List<Long> ids = List.copyOf(sstIds);
+    if (ids.isEmpty()) {
+      return;
+    }
+    tx("removal of " + ids.size() + " deleted obsolete SSTs", c -> {
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM obsolete_ssts WHERE sst_id = ?")) {
+        for (long id : ids) {
+          p.setLong(1, id);
+          p.addBatch();
+        }
+        p.executeBatch();
+      }
+      return null;
+    });
+  }
+
+  /** Writes the committed version; refused when the store holds a newer one. */
+  private static void writeVersion(Connection c, String op, StoreVersion version) throws SQLException {
+    // Conditional write: a version never goes back, even if two metas share the store by mistake.
+    try (PreparedStatement p = c.prepareStatement("UPDATE store_version SET version_id = ?, max_committed_epoch = ?, version = ?"
+        + " WHERE singleton = 1 AND version_id <= ? AND max_committed_epoch <= ?")) {
+      p.setLong(1, version.getId());
+      p.setLong(2, version.getMaxCommittedEpoch());
+      p.setBytes(3, version.toByteArray());
+      p.setLong(4, version.getId());
+      p.setLong(5, version.getMaxCommittedEpoch());
+      if (p.executeUpdate() == 0) {
+        try (Statement s = c.createStatement();
+            ResultSet rs = s.executeQuery("SELECT version_id, max_committed_epoch FROM store_version WHERE singleton = 1")) {
+          String held = rs.next() ? "version " + rs.getLong(1) + " (epoch " + rs.getLong(2) + ")" : "no version row";
+          throw new IllegalStateException(op + " refused: the meta store already holds " + held + "; a committed version never goes back");
+        }
+      }
+    }
   }
 
   private void raiseCounters(Connection c, String op, Counters floors) throws SQLException {

@@ -1,11 +1,13 @@
 package dev.tide.meta.store;
 
+import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import java.util.List;
 
 /**
  * Meta's durable state: jobs (definition, intent, layout, pause flag), registered workers, the
- * committed state-store version, id counters and optimizer groups.
+ * committed state-store version with the obsolete SSTs awaiting deletion, id counters and optimizer
+ * groups.
  *
  * <p>Every method is one transaction: it either takes effect entirely or not at all. Failures of the
  * store itself are {@link MetaStoreException}s; refusals of a request that does not fit the stored
@@ -46,6 +48,19 @@ public interface MetaStore extends AutoCloseable {
   default void commitVersion(StoreVersion version, Counters counterFloors) {
     commitVersion(version, List.of(), counterFloors);
   }
+
+  /**
+   * Commits a compaction's version like {@link #commitVersion(StoreVersion, Counters)} and, in the
+   * same transaction, records the SSTs it dropped as obsolete (dropped by {@code version}), so that
+   * their deletion survives a meta restart.
+   */
+  void commitCompaction(StoreVersion version, List<SstInfo> dropped, Counters counterFloors);
+
+  /** The obsolete SSTs not yet {@linkplain #forgetObsoleteSsts forgotten}, sorted by SST id. */
+  List<ObsoleteSstRecord> obsoleteSsts();
+
+  /** Forgets obsolete SSTs whose objects are deleted; ids not recorded are ignored. */
+  void forgetObsoleteSsts(List<Long> sstIds);
 
   /**
    * Durably reserves {@code count} (≥ 1) consecutive ids of {@code kind} and returns the first. Ids

@@ -29,6 +29,14 @@ import java.util.List;
  *   <li>{@code optimizer_resources(resource_id, group_name, threads, requested_at_ms)}: resources the scale
  *       keeper requested and has not released; deleted with their group.
  * </ul>
+ *
+ * <p>Version 3 (obsolete SSTs survive a meta restart):
+ *
+ * <ul>
+ *   <li>{@code obsolete_ssts(sst_id, dropped_by_version, sst)}: SSTs a committed compaction dropped whose
+ *       objects are not deleted yet, with the {@code SstInfo} protobuf; written in the compaction's
+ *       commit transaction, deleted once the object is.
+ * </ul>
  */
 final class Schema {
   private Schema() {}
@@ -50,7 +58,9 @@ final class Schema {
           "CREATE TABLE optimizer_resources (resource_id TEXT PRIMARY KEY,"
               + " group_name TEXT NOT NULL REFERENCES optimizer_groups (name) ON DELETE CASCADE,"
               + " threads INTEGER NOT NULL, requested_at_ms BIGINT NOT NULL)",
-          "CREATE INDEX optimizer_resources_group ON optimizer_resources (group_name)"))));
+          "CREATE INDEX optimizer_resources_group ON optimizer_resources (group_name)")),
+      new Migration(3, "obsolete SSTs awaiting deletion", List.of(
+          "CREATE TABLE obsolete_ssts (sst_id BIGINT PRIMARY KEY, dropped_by_version BIGINT NOT NULL, sst {BYTES} NOT NULL)"))));
 
   /** The schema version this code writes and the newest it can open. */
   static final int LATEST = MIGRATIONS.size();

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tide.common.config.Config;
 import dev.tide.common.store.VersionDeltas;
 import dev.tide.common.time.ManualClock;
+import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.TableStatus;
 import dev.tide.optimizer.worker.CompactionRunner;
@@ -69,15 +70,37 @@ class OptimizerServiceTest {
 
     @Override
     public synchronized StoreVersion commitCompaction(List<Long> removeSstIds, List<SstInfo> outputs) {
+      RuntimeException failure = commitFailure.getAndSet(null);
+      if (failure != null) {
+        throw failure;
+      }
       StoreVersion v = version.get();
-      return version.updateAndGet(x -> VersionDeltas.apply(v, VersionDeltas.compaction(v, removeSstIds, 1, outputs)));
+      StoreVersion next = VersionDeltas.apply(v, VersionDeltas.compaction(v, removeSstIds, 1, outputs));
+      VersionDeltas.allSsts(v).stream().filter(s -> removeSstIds.contains(s.getId()))
+          .forEach(s -> obsoleteRecords.put(s.getId(), new ObsoleteSstRecord(s, next.getId())));
+      version.set(next);
+      return next;
     }
 
     @Override
     public long allocateSstIds(int count) {
       return ids.getAndAdd(count);
     }
+
+    @Override
+    public List<ObsoleteSstRecord> obsoleteSsts() {
+      return List.copyOf(obsoleteRecords.values());
+    }
+
+    @Override
+    public void forgetObsoleteSsts(List<Long> sstIds) {
+      sstIds.forEach(obsoleteRecords::remove);
+    }
   };
+  /** The next commit throws this, if set. */
+  final AtomicReference<RuntimeException> commitFailure = new AtomicReference<>();
+  /** The committer's durable obsolete-SST records, by SST id. */
+  final Map<Long, ObsoleteSstRecord> obsoleteRecords = new java.util.concurrent.ConcurrentSkipListMap<>();
 
   @BeforeEach
   void start() throws Exception {
@@ -158,8 +181,19 @@ class OptimizerServiceTest {
     assertThat(code(() -> stub.heartbeat(HeartbeatRequest.newBuilder().setInstanceId(id).build()))).isEqualTo(Status.Code.NOT_FOUND);
   }
 
-  @Test
-  void taskRoundTripCommitsAVersionChangeAndDeletesTheInputsAfterTheGrace() {
+  /** One compaction of table 1001 through the RPCs, up to its commit. @return its inputs and outputs */
+  List<List<SstInfo>> compactOnce() {
+    List<List<SstInfo>> io = runOneTask();
+    await().atMost(Duration.ofSeconds(30)).until(() -> service.tableStatus(1001).orElseThrow() == TableStatus.IDLE);
+    StoreVersion v = version.get();
+    assertThat(v.getL0().getSstsList()).isEmpty();
+    assertThat(v.getLevels(0).getSstsList()).containsExactlyElementsOf(io.get(1));
+    assertThat(service.stats().compactionsCommitted()).isEqualTo(1);
+    return io;
+  }
+
+  /** Checkpoints, then one task of table 1001 run and completed through the RPCs. @return its inputs and outputs */
+  List<List<SstInfo>> runOneTask() {
     writeCheckpoints();
     List<SstInfo> inputs = version.get().getL0().getSstsList();
     assertThat(inputs).hasSize(3);
@@ -167,28 +201,58 @@ class OptimizerServiceTest {
     service.maintain(); // the trigger: table 1001 has 3 L0 SSTs
     assertThat(service.tableStatus(1001)).contains(TableStatus.PENDING);
 
-    // The first poll starts planning (on the service's driver); a later one gets the task.
+    CompactionTask task = pollTask(id);
+    assertThat(task.getInputsList()).hasSize(3);
+    List<SstInfo> outputs = runAndComplete(id, task);
+    // a second completion of the same attempt is refused: the task completes once
+    assertThat(code(() -> stub.complete(CompleteRequest.newBuilder().setInstanceId(id).setTaskId(task.getTaskId())
+        .setAttempt(task.getAttempt()).addAllOutputs(outputs).build()))).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    return List.of(inputs, outputs);
+  }
+
+  /** Polls until a task comes: the first poll starts planning (on the service's driver), a later one gets it. */
+  CompactionTask pollTask(String id) {
     AtomicReference<CompactionTask> got = new AtomicReference<>();
     await().atMost(Duration.ofSeconds(30)).until(() -> {
       PollResponse r = stub.poll(PollRequest.newBuilder().setInstanceId(id).setThread(0).build());
       got.set(r.getTask());
       return r.getHasTask();
     });
-    CompactionTask task = got.get();
-    assertThat(task.getInputsList()).hasSize(3);
+    return got.get();
+  }
+
+  /** Acks, runs and completes {@code task}. @return its outputs */
+  List<SstInfo> runAndComplete(String id, CompactionTask task) {
     stub.ack(AckRequest.newBuilder().setInstanceId(id).setTaskId(task.getTaskId()).setAttempt(task.getAttempt()).build());
     List<SstInfo> outputs = new CompactionRunner(objects, new BlockCache(1 << 20)).run(task, ids::getAndIncrement);
     stub.complete(CompleteRequest.newBuilder().setInstanceId(id).setTaskId(task.getTaskId()).setAttempt(task.getAttempt())
         .addAllOutputs(outputs).build());
-    // a second completion of the same attempt is refused: the task completes once
-    assertThat(code(() -> stub.complete(CompleteRequest.newBuilder().setInstanceId(id).setTaskId(task.getTaskId())
-        .setAttempt(task.getAttempt()).addAllOutputs(outputs).build()))).isEqualTo(Status.Code.FAILED_PRECONDITION);
+    return outputs;
+  }
 
-    await().atMost(Duration.ofSeconds(30)).until(() -> service.tableStatus(1001).orElseThrow() == TableStatus.IDLE);
-    StoreVersion v = version.get();
-    assertThat(v.getL0().getSstsList()).isEmpty();
-    assertThat(v.getLevels(0).getSstsList()).containsExactlyElementsOf(outputs);
-    assertThat(service.stats().compactionsCommitted()).isEqualTo(1);
+  @Test
+  void aRefusedCommitDeletesTheOutputsButOneOfUnknownOutcomeKeepsThem() {
+    commitFailure.set(new IllegalStateException("interrupted while waiting for meta"));
+    List<SstInfo> unknown = runOneTask().get(1);
+    await().atMost(Duration.ofSeconds(30)).until(() -> service.stats().compactionsAbandoned() == 1);
+    // The version may hold them (the commit may have landed before the failure): they must survive.
+    assertThat(unknown).isNotEmpty().allMatch(s -> objects.exists(s.getObjectPath()));
+
+    commitFailure.set(new IllegalArgumentException("the delta does not apply"));
+    String id = service.instances("default").get(0).instanceId();
+    List<SstInfo> refused = runAndComplete(id, pollTask(id));
+    await().atMost(Duration.ofSeconds(30)).until(() -> service.stats().compactionsAbandoned() == 2);
+    // Refused: nothing changed, so they are garbage.
+    assertThat(refused).isNotEmpty().noneMatch(s -> objects.exists(s.getObjectPath()));
+    assertThat(version.get().getLevelsList().stream().allMatch(l -> l.getSstsCount() == 0)).isTrue();
+  }
+
+  @Test
+  void taskRoundTripCommitsAVersionChangeAndDeletesTheInputsAfterTheGrace() {
+    List<List<SstInfo>> io = compactOnce();
+    List<SstInfo> inputs = io.get(0);
+    List<SstInfo> outputs = io.get(1);
+    assertThat(obsoleteRecords.keySet()).containsExactlyInAnyOrderElementsOf(inputs.stream().map(SstInfo::getId).toList());
 
     service.maintain(); // readers are at the new version: the grace starts now
     clock.advance(Duration.ofMillis(9_999));
@@ -199,5 +263,27 @@ class OptimizerServiceTest {
     assertThat(inputs).noneMatch(s -> objects.exists(s.getObjectPath()));
     assertThat(outputs).allMatch(s -> objects.exists(s.getObjectPath()));
     assertThat(service.deletedSsts()).isEqualTo(3);
+    assertThat(obsoleteRecords).isEmpty();
+  }
+
+  @Test
+  void obsoleteSstsAMetaRestartInterruptedAreDeletedByTheNextRun() {
+    List<SstInfo> inputs = compactOnce().get(0);
+    service.close(); // meta stops before the grace: the deletions are only recorded
+    assertThat(inputs).allMatch(s -> objects.exists(s.getObjectPath()));
+
+    Config config = Config.defaults().with(WorkloadOptions.DELETE_GRACE, Duration.ofSeconds(10));
+    GroupConfig group = GroupConfig.parse(Map.of(), "in-process");
+    service = new OptimizingService(config, clock, committer, objects, g -> group, () -> version.get().getId());
+    assertThat(service.obsoleteSstsWaiting()).isEqualTo(inputs.size());
+    service.maintain(); // readers are past the dropping version: the grace starts now
+    clock.advance(Duration.ofMillis(9_999));
+    service.maintain();
+    assertThat(inputs).allMatch(s -> objects.exists(s.getObjectPath()));
+    clock.advance(Duration.ofMillis(1));
+    service.maintain();
+    assertThat(inputs).noneMatch(s -> objects.exists(s.getObjectPath()));
+    assertThat(obsoleteRecords).isEmpty();
+    assertThat(service.obsoleteSstsWaiting()).isZero();
   }
 }

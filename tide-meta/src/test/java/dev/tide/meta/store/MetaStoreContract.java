@@ -11,6 +11,8 @@ import dev.tide.meta.scale.JobIntent;
 import dev.tide.meta.schedule.JobLayout;
 import dev.tide.meta.schedule.Worker;
 import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.store.SstInfo;
+import dev.tide.proto.store.StoreVersion;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -224,6 +226,34 @@ abstract class MetaStoreContract {
     MetaSnapshot s = reopen(store).load();
     assertThat(s.version()).isEqualTo(version(2, 2));
     assertThat(s.counters()).isEqualTo(new Counters(3, 40, 2, 500));
+  }
+
+  @Test
+  void obsoleteSstsAreRecordedWithTheirCompactionAndSurviveReopenUntilForgotten() {
+    JdbcMetaStore store = open();
+    StoreVersion before = version(1, 3);
+    store.commitVersion(before, Counters.NONE);
+    List<SstInfo> dropped = before.getL0().getSstsList().subList(0, 2);
+    StoreVersion after = before.toBuilder().setId(2).setL0(before.getL0().toBuilder().clearSsts()
+        .addSsts(before.getL0().getSsts(2))).build();
+    store.commitCompaction(after, dropped, new Counters(0, 0, 0, 900));
+
+    JdbcMetaStore reopened = reopen(store);
+    assertThat(reopened.load().version()).isEqualTo(after);
+    assertThat(reopened.load().counters().nextSstId()).isEqualTo(900);
+    assertThat(reopened.obsoleteSsts()).containsExactlyInAnyOrder(
+        new ObsoleteSstRecord(dropped.get(0), 2), new ObsoleteSstRecord(dropped.get(1), 2));
+    reopened.forgetObsoleteSsts(List.of(dropped.get(0).getId(), 999L)); // an unknown id is ignored
+    assertThat(reopen(reopened).obsoleteSsts()).containsExactly(new ObsoleteSstRecord(dropped.get(1), 2));
+  }
+
+  @Test
+  void aRefusedCompactionRecordsNoObsoleteSst() {
+    JdbcMetaStore store = open();
+    store.commitVersion(version(3, 3), Counters.NONE);
+    assertThatThrownBy(() -> store.commitCompaction(version(2, 3), version(3, 3).getL0().getSstsList(), Counters.NONE))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("a committed version never goes back");
+    assertThat(store.obsoleteSsts()).isEmpty();
   }
 
   @Test
