@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -63,7 +64,8 @@ final class OptimizerCommand implements Callable<Integer> {
   String resourceId;
 
   @Option(names = "--token", defaultValue = "", paramLabel = "T",
-      description = "Registration token, also sent as the cluster token (default: the TIDE_TOKEN environment variable).")
+      description = "Registration token, also sent as the cluster token (default: the TIDE_TOKEN environment variable,"
+          + " which the local provider sets; prefer it: a flag shows in the process list).")
   String token;
 
   @Option(names = "--objects", paramLabel = "DIR", description = "Local-directory object store (overrides objects.dir of --config).")
@@ -87,13 +89,14 @@ final class OptimizerCommand implements Callable<Integer> {
     }
     OptimizerSettings settings;
     try {
-      settings = new OptimizerSettings(group, threads, resourceId, token, idlePoll);
+      // One secret for both: the registration token, and the cluster token a meta may require on every call.
+      String secret = !token.isBlank() ? token : Optional.ofNullable(System.getenv(ClusterToken.ENV)).orElse("").strip();
+      settings = new OptimizerSettings(group, threads, resourceId, secret, idlePoll);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "Invalid optimizer settings: " + e.getMessage());
     }
     ObjectStore objects = objectStore();
     PrintWriter out = spec.commandLine().getOut();
-    // The token is also the cluster token: a meta that requires one on every call gets it on every call.
     ManagedChannel channel = Dial.to(address.toString(), ClusterToken.resolve(token)).build();
     OptimizerInstance instance = OptimizerInstance.start(channel, objects, settings);
     out.println("optimizer " + instance.instanceId() + " registered in group '" + group + "' with " + threads

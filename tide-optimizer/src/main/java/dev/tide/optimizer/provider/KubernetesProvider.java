@@ -1,5 +1,8 @@
 package dev.tide.optimizer.provider;
 
+import dev.tide.common.auth.ClusterToken;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
@@ -18,8 +21,9 @@ import java.util.TreeMap;
  * Optimizer instances as Kubernetes Deployments of one replica, one per instance (a Deployment, not a
  * bare Pod, so that a crashed or evicted pod comes back with the same resource id). Each carries the
  * labels {@value #GROUP_LABEL} and {@value #RESOURCE_LABEL}; its container runs
- * {@code optimizer --meta … --threads K --group G --resource-id R [--token T]} (the image's entry point
- * is {@code tide}) with CPU and memory from the group properties {@value #CPU} (default: K cores) and
+ * {@code optimizer --meta … --threads K --group G --resource-id R} (the image's entry point is
+ * {@code tide}), the token, if any, in {@code TIDE_TOKEN} from key {@value #TOKEN_KEY} of a Secret (never in
+ * the Deployment itself), with CPU and memory from the group properties {@value #CPU} (default: K cores) and
  * {@value #MEMORY} (default {@value #DEFAULT_MEMORY}), requests equal to limits; {@value #IMAGE}
  * overrides the image.
  *
@@ -36,19 +40,22 @@ public final class KubernetesProvider implements ResourceProvider {
   public static final String MEMORY = "kubernetes.memory";
   public static final String IMAGE = "kubernetes.image";
   public static final String DEFAULT_MEMORY = "1Gi";
+  /** The key of the token in the {@linkplain Settings#tokenSecret token Secret}. */
+  public static final String TOKEN_KEY = "token";
 
   /**
    * @param namespace where the Deployments go
    * @param image the default container image (with {@code tide} as entry point)
    * @param metaAddress {@code HOST:PORT} of meta's optimizer API as pods reach it
-   * @param token the registration token, if meta requires one
+   * @param tokenSecret the Secret (in {@code namespace}) whose key {@value #TOKEN_KEY} holds the token, if
+   *     meta requires one
    */
-  public record Settings(String namespace, String image, String metaAddress, Optional<String> token) {
+  public record Settings(String namespace, String image, String metaAddress, Optional<String> tokenSecret) {
     public Settings {
       Objects.requireNonNull(namespace, "namespace");
       Objects.requireNonNull(image, "image");
       Objects.requireNonNull(metaAddress, "metaAddress");
-      Objects.requireNonNull(token, "token");
+      Objects.requireNonNull(tokenSecret, "tokenSecret");
     }
   }
 
@@ -102,7 +109,9 @@ public final class KubernetesProvider implements ResourceProvider {
         "memory", quantity(MEMORY, spec.properties().getOrDefault(MEMORY, DEFAULT_MEMORY)));
     List<String> args = new ArrayList<>(List.of("optimizer", "--meta", settings.metaAddress(), "--threads",
         String.valueOf(spec.threads()), "--group", spec.group(), "--resource-id", spec.resourceId()));
-    settings.token().ifPresent(t -> args.addAll(List.of("--token", t)));
+    List<EnvVar> env = settings.tokenSecret().map(secret -> List.of(new EnvVarBuilder().withName(ClusterToken.ENV)
+        .withNewValueFrom().withNewSecretKeyRef().withName(secret).withKey(TOKEN_KEY).endSecretKeyRef().endValueFrom().build()))
+        .orElse(List.of());
     return new DeploymentBuilder()
         .withNewMetadata().withName(deploymentName(spec.resourceId())).withNamespace(settings.namespace()).withLabels(labels).endMetadata()
         .withNewSpec().withReplicas(1)
@@ -111,6 +120,7 @@ public final class KubernetesProvider implements ResourceProvider {
         .withNewMetadata().withLabels(labels).endMetadata()
         .withNewSpec()
         .addNewContainer().withName("optimizer").withImage(spec.properties().getOrDefault(IMAGE, settings.image())).withArgs(args)
+        .withEnv(env)
         .withNewResources().withRequests(resources).withLimits(resources).endResources()
         .endContainer()
         .endSpec()

@@ -1,5 +1,6 @@
 package dev.tide.optimizer.provider;
 
+import dev.tide.common.auth.ClusterToken;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +40,8 @@ public final class LocalProcessProvider implements ResourceProvider {
    * @param classpath the optimizer JVM's class path
    * @param mainClass the class whose {@code main} takes the {@code optimizer …} arguments ({@link #TIDE_MAIN})
    * @param logDir where each process's output goes
-   * @param token the registration token, if meta requires one
+   * @param token the registration token, if meta requires one; passed in the child's environment
+   *     ({@code TIDE_TOKEN}), never on its command line, where other users could read it
    * @param stopTimeout how long a release waits after SIGTERM before it kills
    * @param extraArgs more arguments after the optimizer's own (e.g. {@code --objects DIR}: where the cluster's SSTs are)
    */
@@ -87,7 +89,6 @@ public final class LocalProcessProvider implements ResourceProvider {
     }
     cmd.addAll(List.of("-cp", settings.classpath(), settings.mainClass(), "optimizer", "--meta", settings.metaAddress(),
         "--threads", String.valueOf(spec.threads()), "--group", spec.group(), "--resource-id", spec.resourceId()));
-    settings.token().ifPresent(t -> cmd.addAll(List.of("--token", t)));
     cmd.addAll(settings.extraArgs());
     return cmd;
   }
@@ -101,8 +102,11 @@ public final class LocalProcessProvider implements ResourceProvider {
     Path log = settings.logDir().resolve(spec.resourceId() + ".log");
     try {
       Files.createDirectories(settings.logDir());
-      Process p = new ProcessBuilder(command(spec)).redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      ProcessBuilder b = new ProcessBuilder(command(spec)).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+      b.environment().remove(ClusterToken.ENV); // the child gets this cluster's token or none, never the parent's by accident
+      settings.token().ifPresent(t -> b.environment().put(ClusterToken.ENV, t));
+      Process p = b.start();
       running.put(spec.resourceId(), new Running(spec, p, log));
       LOG.info("optimizer {} of group {} started as process {} ({} threads, log {})", spec.resourceId(), spec.group(), p.pid(),
           spec.threads(), log);

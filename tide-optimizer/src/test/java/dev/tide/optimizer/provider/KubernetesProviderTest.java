@@ -22,7 +22,7 @@ class KubernetesProviderTest {
   @BeforeEach
   void setUp() {
     client.apps().deployments().inNamespace(NS).delete();
-    provider = new KubernetesProvider(client, new KubernetesProvider.Settings(NS, "tide:latest", "meta.tide:7070", Optional.of("s3cret")));
+    provider = new KubernetesProvider(client, new KubernetesProvider.Settings(NS, "tide:latest", "meta.tide:7070", Optional.of("tide-token")));
   }
 
   private List<Deployment> deployments() {
@@ -42,7 +42,14 @@ class KubernetesProviderTest {
     var container = d.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getImage()).isEqualTo("tide:latest");
     assertThat(container.getArgs()).containsExactly("optimizer", "--meta", "meta.tide:7070", "--threads", "4", "--group", "heavy",
-        "--resource-id", "heavy-1-0", "--token", "s3cret");
+        "--resource-id", "heavy-1-0");
+    // The token comes from a Secret: neither the args nor the Deployment hold it.
+    assertThat(container.getEnv()).singleElement().satisfies(e -> {
+      assertThat(e.getName()).isEqualTo("TIDE_TOKEN");
+      assertThat(e.getValue()).isNull();
+      assertThat(e.getValueFrom().getSecretKeyRef().getName()).isEqualTo("tide-token");
+      assertThat(e.getValueFrom().getSecretKeyRef().getKey()).isEqualTo("token");
+    });
     assertThat(container.getResources().getRequests()).containsEntry("cpu", new Quantity("4")).containsEntry("memory", new Quantity("2Gi"));
     assertThat(container.getResources().getLimits()).isEqualTo(container.getResources().getRequests());
     assertThat(provider.list()).extracting(LaunchSpec::resourceId, LaunchSpec::group, LaunchSpec::threads)

@@ -36,9 +36,11 @@ class LocalProcessProviderTest {
       assertThat(p.command(spec)).containsSubsequence("-Xmx64m", "-Xss512k", "-cp");
 
       Path log = dir.resolve("logs/default-1-0.log");
-      await().atMost(Duration.ofMinutes(1)).until(() -> Files.exists(log) && Files.readString(log).contains("started"));
+      await().atMost(Duration.ofMinutes(1)).until(() -> Files.exists(log) && Files.readString(log).contains("TIDE_TOKEN="));
+      // The token goes in the environment, not on the command line (which `ps` shows to every user).
       assertThat(Files.readString(log)).contains("started optimizer --meta 127.0.0.1:7070 --threads 3 --group default"
-          + " --resource-id default-1-0 --token tok");
+          + " --resource-id default-1-0\n").contains("TIDE_TOKEN=tok\n");
+      assertThat(String.join(" ", p.command(spec))).doesNotContain("tok");
 
       p.release("default-1-0");
       assertThat(h.isAlive()).isFalse();
