@@ -15,6 +15,7 @@ import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
 import dev.tide.meta.group.GroupGrpcService;
+import dev.tide.meta.group.TableGrpcService;
 import dev.tide.optimizer.workload.WorkloadOptions;
 import dev.tide.meta.admin.WorkerLauncher;
 import java.io.IOException;
@@ -143,13 +144,13 @@ final class PlaygroundCommand implements Callable<Integer> {
     };
     try {
       return AdminServer.start(adminPort, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()),
-          new GroupGrpcService(cluster.groups()));
+          new GroupGrpcService(cluster.groups()), new TableGrpcService(cluster.optimizing(), cluster.groups()));
     } catch (IllegalStateException e) {
       if (spec.commandLine().getParseResult().hasMatchedOption("--admin-port")) {
         throw e;
       }
       return AdminServer.start(0, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()),
-          new GroupGrpcService(cluster.groups()));
+          new GroupGrpcService(cluster.groups()), new TableGrpcService(cluster.optimizing(), cluster.groups()));
     }
   }
 

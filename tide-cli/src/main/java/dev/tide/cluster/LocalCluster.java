@@ -9,6 +9,7 @@ import dev.tide.meta.MetaOptions;
 import dev.tide.meta.optimize.OptimizerGrpcService;
 import dev.tide.meta.optimize.OptimizingService;
 import dev.tide.meta.group.GroupGrpcService;
+import dev.tide.meta.group.TableGrpcService;
 import dev.tide.optimizer.keeper.GroupKeepers;
 import dev.tide.optimizer.worker.OptimizerInstance;
 import dev.tide.optimizer.worker.OptimizerSettings;
@@ -144,7 +145,8 @@ public final class LocalCluster implements AutoCloseable {
         }, Optional.empty());
     try {
       metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(m))
-          .addService(new OptimizerGrpcService(groups.optimizing())).addService(new GroupGrpcService(groups.keepers())).build().start();
+          .addService(new OptimizerGrpcService(groups.optimizing())).addService(new GroupGrpcService(groups.keepers()))
+          .addService(new TableGrpcService(groups.optimizing(), groups.keepers())).build().start();
     } catch (IOException e) {
       groups.close();
       m.close();

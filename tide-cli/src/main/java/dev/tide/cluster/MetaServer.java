@@ -12,6 +12,7 @@ import dev.tide.meta.MetaGrpcService;
 import dev.tide.meta.admin.AdminGrpcService;
 import dev.tide.meta.admin.AdminViews;
 import dev.tide.meta.group.GroupGrpcService;
+import dev.tide.meta.group.TableGrpcService;
 import dev.tide.meta.optimize.OptimizerGrpcService;
 import dev.tide.meta.store.JdbcMetaStore;
 import dev.tide.meta.store.MetaStore;
@@ -124,6 +125,7 @@ public final class MetaServer implements AutoCloseable {
           local);
       late.addService(guarded(new OptimizerGrpcService(groups.optimizing()), token));
       late.addService(guarded(new GroupGrpcService(groups.keepers()), token));
+      late.addService(guarded(new TableGrpcService(groups.optimizing(), groups.keepers()), token));
       int httpPort = config.get(ProcessOptions.META_HTTP_PORT);
       HttpServer http = httpPort < 0 ? null : startHttp(listen.withPort(httpPort), token, metrics, m);
       meta.start();

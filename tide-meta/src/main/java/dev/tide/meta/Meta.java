@@ -4,6 +4,7 @@ import dev.tide.common.config.Config;
 import dev.tide.common.store.VersionDeltas;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.barrier.BarrierCoordinator;
+import dev.tide.meta.group.PropertiesText;
 import dev.tide.meta.scale.Intent;
 import dev.tide.meta.scale.JobIntent;
 import dev.tide.meta.scale.LayoutDiff;
@@ -570,6 +571,18 @@ public final class Meta implements AutoCloseable {
       @Override
       public void forgetObsoleteSsts(List<Long> sstIds) {
         store.forgetObsoleteSsts(sstIds);
+      }
+
+      @Override
+      public Map<Long, Map<String, String>> tableProperties() {
+        Map<Long, Map<String, String>> out = new TreeMap<>();
+        store.tableProperties().forEach((id, text) -> out.put(id, PropertiesText.parse(text)));
+        return out;
+      }
+
+      @Override
+      public void putTableProperties(long tableId, Map<String, String> properties) {
+        store.putTableProperties(tableId, PropertiesText.render(properties));
       }
     };
   }

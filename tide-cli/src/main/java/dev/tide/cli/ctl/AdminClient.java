@@ -4,6 +4,7 @@ import dev.tide.cluster.Dial;
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.proto.admin.AdminServiceGrpc;
 import dev.tide.proto.group.GroupServiceGrpc;
+import dev.tide.proto.group.TableServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -60,6 +61,10 @@ final class AdminClient implements AutoCloseable {
 
   GroupServiceGrpc.GroupServiceBlockingStub groups() {
     return GroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  TableServiceGrpc.TableServiceBlockingStub tables() {
+    return TableServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**

@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import dev.tide.cli.TideCli;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
+import dev.tide.common.store.VersionDeltas;
 import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.group.TableGrpcService;
 import dev.tide.meta.schedule.ActorPlacement;
 import dev.tide.meta.schedule.Worker;
 import dev.tide.stream.queries.NexmarkQueries;
@@ -62,7 +64,34 @@ class CtlCommandTest {
       synchronized (cluster) {
         return cluster.addNode(slots).compute().workerId();
       }
-    }, new ViewGrpcService(cluster::meta, cluster.views()));
+    }, new ViewGrpcService(cluster::meta, cluster.views()), new TableGrpcService(cluster.optimizing(), cluster.groups()));
+  }
+
+  @Test
+  void tableListShowsTheTablesAndUpdateSetsAQuotaOrRefusesClearly() {
+    await().atMost(Duration.ofMinutes(1)).until(() -> !VersionDeltas.allSsts(cluster.meta().committedVersion()).isEmpty());
+    long table = VersionDeltas.allSsts(cluster.meta().committedVersion()).get(0).getTableIds(0);
+    Run list = ctl("table", "list");
+    ok(list);
+    assertThat(list.out()).startsWith("tables: ").containsPattern("\\n +table +group +quota +status +l0-files")
+        .containsPattern("\\n +" + table + " +default +0\\.5 ");
+
+    Run set = ctl("table", "update", String.valueOf(table), "--set", "self-optimizing.quota=3");
+    ok(set);
+    assertThat(set.out()).isEqualTo("table " + table + " updated: compacted by optimizer group default, quota 3 threads"
+        + " {self-optimizing.quota=3}\n");
+    assertThat(ctl("table", "list", "--group", "default").out()).containsPattern("\\n +" + table + " +default +3 ");
+
+    Run notANumber = ctl("table", "update", String.valueOf(table), "--set", "self-optimizing.quota=lots");
+    assertThat(notANumber.exitCode()).isEqualTo(1);
+    assertThat(notANumber.err()).contains("update of table " + table + " refused: self-optimizing.quota 'lots' is not a number");
+    Run noGroup = ctl("table", "update", String.valueOf(table), "--set", "self-optimizing.group=heavy");
+    assertThat(noGroup.err()).contains("'heavy' names no optimizer group");
+    Run noTable = ctl("table", "update", "987654", "--set", "self-optimizing.quota=2");
+    assertThat(noTable.exitCode()).isEqualTo(1);
+    assertThat(noTable.err()).contains("holds no table 987654");
+    assertThat(cluster.optimizing().tableInfos()).filteredOn(t -> t.tableId() == table).singleElement()
+        .satisfies(t -> assertThat(t.settings().quota()).isEqualTo(3)); // the refusals changed nothing
   }
 
   @Test

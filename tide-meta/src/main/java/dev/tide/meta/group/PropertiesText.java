@@ -10,13 +10,13 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * Group properties as the meta store keeps them: one {@code key=value} line per property, sorted by key,
+ * Group and table properties as the meta store keeps them: one {@code key=value} line per property, sorted by key,
  * escaped as {@link Properties} escapes them (so any key or value survives), readable in {@code sqlite3}.
  */
-final class PropertiesText {
+public final class PropertiesText {
   private PropertiesText() {}
 
-  static String render(Map<String, String> properties) {
+  public static String render(Map<String, String> properties) {
     StringBuilder sb = new StringBuilder();
     for (Map.Entry<String, String> e : new TreeMap<>(properties).entrySet()) {
       Properties one = new Properties();
@@ -33,12 +33,12 @@ final class PropertiesText {
   }
 
   /** @throws IllegalArgumentException when {@code text} is not properties text */
-  static SortedMap<String, String> parse(String text) {
+  public static SortedMap<String, String> parse(String text) {
     Properties p = new Properties();
     try {
       p.load(new StringReader(text));
     } catch (IOException | IllegalArgumentException e) {
-      throw new IllegalArgumentException("optimizer group properties text does not parse: " + e.getMessage(), e);
+      throw new IllegalArgumentException("properties text does not parse: " + e.getMessage(), e);
     }
     SortedMap<String, String> out = new TreeMap<>();
     for (String k : p.stringPropertyNames()) {

@@ -4,10 +4,11 @@ import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import java.util.List;
+import java.util.Map;
 
 /**
- * What the optimizing service needs from meta: the committed version, compaction commits, SST ids and
- * the durable list of obsolete SSTs.
+ * What the optimizing service needs from meta: the committed version, compaction commits, SST ids, the
+ * durable list of obsolete SSTs and the tables' optimizing properties.
  */
 public interface CompactionCommitter {
   /** The latest committed state-store version. */
@@ -35,4 +36,10 @@ public interface CompactionCommitter {
 
   /** The objects of these obsolete SSTs are deleted: forget them. Unknown ids are ignored. */
   void forgetObsoleteSsts(List<Long> sstIds);
+
+  /** The stored optimizing properties of every configured table, by table id. */
+  Map<Long, Map<String, String>> tableProperties();
+
+  /** Stores a table's optimizing properties durably (empty: back to the defaults). */
+  void putTableProperties(long tableId, Map<String, String> properties);
 }

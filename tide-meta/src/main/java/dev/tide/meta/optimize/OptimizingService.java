@@ -1,6 +1,7 @@
 package dev.tide.meta.optimize;
 
 import dev.tide.common.config.Config;
+import dev.tide.common.store.VersionDeltas;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.optimizer.dra.InstanceView;
@@ -19,9 +20,15 @@ import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import dev.tide.storage.object.ObjectStore;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -29,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +73,8 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private final AtomicLong deletedSsts = new AtomicLong();
   private long observedVersionId = -1; // driver thread
+  /** The optimizing properties operators set, by table id; guarded by this. */
+  private final Map<Long, Map<String, String>> tableProperties = new HashMap<>();
 
   /**
    * @param config meta's config: the {@link WorkloadOptions} are read from it
@@ -83,6 +93,14 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
     WorkloadOptions options = WorkloadOptions.from(config);
     this.queue = new OptimizingQueue(options, groups, Long.toString(clock.nowMillis(), 36));
     this.obsolete = new ObsoleteSsts(options.deleteGraceMs());
+    meta.tableProperties().forEach((id, props) -> {
+      try {
+        queue.configureTable(id, TableSettings.parse(props));
+        tableProperties.put(id, new TreeMap<>(props));
+      } catch (IllegalArgumentException e) {
+        LOG.warn("table {}: stored optimizing properties {} are invalid, the defaults apply: {}", id, props, e.getMessage());
+      }
+    });
     // A predecessor's obsolete SSTs wait under the same rule: readers past the dropping version, then the grace.
     for (ObsoleteSstRecord r : meta.obsoleteSsts()) {
       obsolete.dropped(List.of(r.sst()), r.droppedByVersion());
@@ -179,9 +197,70 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
 
   // ---------------------------------------------------------------- tables
 
-  /** Sets a table's optimizing properties ({@code self-optimizing.group}, {@code self-optimizing.quota}); bad ones change nothing. */
-  public void configureTable(long tableId, Map<String, String> props) {
-    queue.configureTable(tableId, TableSettings.parse(props));
+  /**
+   * Sets and removes a table's optimizing properties ({@code self-optimizing.group},
+   * {@code self-optimizing.quota}), durably; they apply from the table's next poll.
+   *
+   * @param groupExists whether an optimizer group of that name exists
+   * @throws NoSuchElementException if the committed version holds no SST of the table
+   * @throws IllegalArgumentException naming the property, the value and the rule; nothing changed
+   */
+  public synchronized TableInfo updateTable(long tableId, Map<String, String> set, List<String> unset, Predicate<String> groupExists) {
+    String op = "update of table " + tableId;
+    StoreVersion v = meta.committedVersion();
+    Set<Long> known = tableIds(v);
+    if (!known.contains(tableId)) {
+      throw new NoSuchElementException(op + " refused: the committed state-store version holds no table " + tableId
+          + " (tables: " + known + "); see 'tide ctl table list'");
+    }
+    SortedMap<String, String> next = new TreeMap<>(tableProperties.getOrDefault(tableId, Map.of()));
+    for (String key : unset) {
+      if (!TableSettings.KEYS.contains(key)) {
+        throw new IllegalArgumentException(op + " refused: cannot unset unknown table property '" + key + "'; known properties are "
+            + TableSettings.KEYS);
+      }
+      next.remove(key);
+    }
+    next.putAll(set);
+    TableSettings settings;
+    try {
+      settings = TableSettings.parse(next);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(op + " refused: " + e.getMessage(), e);
+    }
+    if (!groupExists.test(settings.group())) {
+      throw new IllegalArgumentException(op + " refused: " + TableSettings.GROUP_KEY + " '" + settings.group()
+          + "' names no optimizer group; create it first ('tide ctl group create') or pick one of 'tide ctl group list'");
+    }
+    meta.putTableProperties(tableId, next);
+    if (next.isEmpty()) {
+      tableProperties.remove(tableId);
+    } else {
+      tableProperties.put(tableId, next);
+    }
+    queue.configureTable(tableId, settings);
+    LOG.info("table {}: optimizing properties {} (group {}, quota {})", tableId, next, settings.group(), settings.quota());
+    return info(tableId, v);
+  }
+
+  /** Every table of the committed version, by id. */
+  public synchronized List<TableInfo> tableInfos() {
+    StoreVersion v = meta.committedVersion();
+    return tableIds(v).stream().map(id -> info(id, v)).toList();
+  }
+
+  private TableInfo info(long tableId, StoreVersion v) {
+    CompactionPlanner.L0Stats l0 = CompactionPlanner.l0Stats(v).getOrDefault(tableId, new CompactionPlanner.L0Stats(0, 0));
+    Optional<TableLoad> load = queue.load(tableId);
+    return new TableInfo(tableId, queue.settings(tableId), tableProperties.getOrDefault(tableId, Map.of()),
+        load.map(TableLoad::status).orElse(TableStatus.IDLE), l0.files(), l0.bytes(), load.map(TableLoad::plannedTasks).orElse(0),
+        load.map(TableLoad::occupiedThreads).orElse(0));
+  }
+
+  private static Set<Long> tableIds(StoreVersion v) {
+    Set<Long> ids = new TreeSet<>();
+    VersionDeltas.allSsts(v).forEach(s -> s.getTableIdsList().forEach(id -> ids.add((long) id)));
+    return ids;
   }
 
   public Optional<TableStatus> tableStatus(long tableId) {

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -604,6 +605,38 @@ public final class JdbcMetaStore implements MetaStore {
         p.setString(1, resourceId);
         return p.executeUpdate() > 0;
       }
+    });
+  }
+
+  @Override
+  public void putTableProperties(long tableId, String properties) {
+    Objects.requireNonNull(properties, "properties");
+    tx("store of the optimizing properties of table " + tableId, c -> {
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM optimizing_tables WHERE table_id = ?")) {
+        p.setLong(1, tableId);
+        p.executeUpdate();
+      }
+      if (!properties.isEmpty()) {
+        try (PreparedStatement p = c.prepareStatement("INSERT INTO optimizing_tables (table_id, properties) VALUES (?, ?)")) {
+          p.setLong(1, tableId);
+          p.setString(2, properties);
+          p.executeUpdate();
+        }
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public SortedMap<Long, String> tableProperties() {
+    return tx("load of table optimizing properties", c -> {
+      SortedMap<Long, String> out = new TreeMap<>();
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT table_id, properties FROM optimizing_tables")) {
+        while (rs.next()) {
+          out.put(rs.getLong(1), rs.getString(2));
+        }
+      }
+      return out;
     });
   }
 

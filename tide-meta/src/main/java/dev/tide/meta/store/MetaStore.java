@@ -3,11 +3,12 @@ package dev.tide.meta.store;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
 import java.util.List;
+import java.util.SortedMap;
 
 /**
  * Meta's durable state: jobs (definition, intent, layout, pause flag), registered workers, the
- * committed state-store version with the obsolete SSTs awaiting deletion, id counters and optimizer
- * groups.
+ * committed state-store version with the obsolete SSTs awaiting deletion, id counters, optimizer
+ * groups and the tables' optimizing properties.
  *
  * <p>Every method is one transaction: it either takes effect entirely or not at all. Failures of the
  * store itself are {@link MetaStoreException}s; refusals of a request that does not fit the stored
@@ -16,7 +17,8 @@ import java.util.List;
  * unknown and the caller should {@link #load()} again (or recover) before going on.
  *
  * <p>Thread-safety: methods may be called from any thread; they are serialized. Meta calls them from
- * its driver thread only, except id allocation.
+ * its driver thread, except id allocation, obsolete-SST bookkeeping and table properties (called by
+ * the optimizing service).
  */
 public interface MetaStore extends AutoCloseable {
 
@@ -100,6 +102,12 @@ public interface MetaStore extends AutoCloseable {
 
   /** Removes a resource record; returns whether it was stored. */
   boolean deleteOptimizerResource(String resourceId);
+
+  /** Stores a table's optimizing properties text, replacing earlier ones; empty text removes the row. */
+  void putTableProperties(long tableId, String properties);
+
+  /** The optimizing properties text of every configured table, by table id. */
+  SortedMap<Long, String> tableProperties();
 
   /** Where the store is, for messages and logs (a file path or a JDBC URL without its parameters). */
   String describe();

@@ -30,12 +30,14 @@ import java.util.List;
  *       keeper requested and has not released; deleted with their group.
  * </ul>
  *
- * <p>Version 3 (obsolete SSTs survive a meta restart):
+ * <p>Version 3 (obsolete SSTs survive a meta restart; table optimizing properties):
  *
  * <ul>
  *   <li>{@code obsolete_ssts(sst_id, dropped_by_version, sst)}: SSTs a committed compaction dropped whose
  *       objects are not deleted yet, with the {@code SstInfo} protobuf; written in the compaction's
  *       commit transaction, deleted once the object is.
+ *   <li>{@code optimizing_tables(table_id, properties)}: properties text ({@code self-optimizing.*}) of
+ *       the tables an operator configured.
  * </ul>
  */
 final class Schema {
@@ -59,8 +61,9 @@ final class Schema {
               + " group_name TEXT NOT NULL REFERENCES optimizer_groups (name) ON DELETE CASCADE,"
               + " threads INTEGER NOT NULL, requested_at_ms BIGINT NOT NULL)",
           "CREATE INDEX optimizer_resources_group ON optimizer_resources (group_name)")),
-      new Migration(3, "obsolete SSTs awaiting deletion", List.of(
-          "CREATE TABLE obsolete_ssts (sst_id BIGINT PRIMARY KEY, dropped_by_version BIGINT NOT NULL, sst {BYTES} NOT NULL)"))));
+      new Migration(3, "obsolete SSTs awaiting deletion, table optimizing properties", List.of(
+          "CREATE TABLE obsolete_ssts (sst_id BIGINT PRIMARY KEY, dropped_by_version BIGINT NOT NULL, sst {BYTES} NOT NULL)",
+          "CREATE TABLE optimizing_tables (table_id BIGINT PRIMARY KEY, properties TEXT NOT NULL)"))));
 
   /** The schema version this code writes and the newest it can open. */
   static final int LATEST = MIGRATIONS.size();

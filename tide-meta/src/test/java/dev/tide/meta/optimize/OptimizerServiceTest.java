@@ -11,6 +11,7 @@ import dev.tide.meta.store.ObsoleteSstRecord;
 import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.TableStatus;
 import dev.tide.optimizer.worker.CompactionRunner;
+import dev.tide.optimizer.workload.TableSettings;
 import dev.tide.optimizer.workload.WorkloadOptions;
 import dev.tide.proto.optimizer.AckRequest;
 import dev.tide.proto.optimizer.CompactionTask;
@@ -96,7 +97,23 @@ class OptimizerServiceTest {
     public void forgetObsoleteSsts(List<Long> sstIds) {
       sstIds.forEach(obsoleteRecords::remove);
     }
+
+    @Override
+    public Map<Long, Map<String, String>> tableProperties() {
+      return Map.copyOf(storedTableProperties);
+    }
+
+    @Override
+    public void putTableProperties(long tableId, Map<String, String> properties) {
+      if (properties.isEmpty()) {
+        storedTableProperties.remove(tableId);
+      } else {
+        storedTableProperties.put(tableId, Map.copyOf(properties));
+      }
+    }
   };
+  /** The committer's durable table properties. */
+  final Map<Long, Map<String, String>> storedTableProperties = new java.util.concurrent.ConcurrentHashMap<>();
   /** The next commit throws this, if set. */
   final AtomicReference<RuntimeException> commitFailure = new AtomicReference<>();
   /** The committer's durable obsolete-SST records, by SST id. */
@@ -285,5 +302,39 @@ class OptimizerServiceTest {
     assertThat(inputs).noneMatch(s -> objects.exists(s.getObjectPath()));
     assertThat(obsoleteRecords).isEmpty();
     assertThat(service.obsoleteSstsWaiting()).isZero();
+  }
+
+  @Test
+  void tablePropertiesAreValidatedStoredAndSurviveARestart() {
+    writeCheckpoints();
+    assertThatThrownBy(() -> service.updateTable(4242, Map.of("self-optimizing.quota", "2"), List.of(), g -> true))
+        .isInstanceOf(java.util.NoSuchElementException.class).hasMessageContaining("holds no table 4242 (tables: [1001])");
+    assertThatThrownBy(() -> service.updateTable(1001, Map.of("self-optimizing.quota", "-1"), List.of(), g -> true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("update of table 1001 refused: self-optimizing.quota -1.0 must be");
+    assertThatThrownBy(() -> service.updateTable(1001, Map.of("self-optimizing.group", "big"), List.of(), g -> g.equals("default")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'big' names no optimizer group");
+    assertThatThrownBy(() -> service.updateTable(1001, Map.of(), List.of("self-optimizing.color"), g -> true))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown table property 'self-optimizing.color'");
+    assertThat(storedTableProperties).isEmpty(); // refusals changed nothing
+
+    TableInfo t = service.updateTable(1001, Map.of("self-optimizing.quota", "3", "self-optimizing.group", "big"), List.of(), g -> true);
+    assertThat(t.settings()).isEqualTo(new TableSettings("big", 3));
+    assertThat(t.l0Files()).isEqualTo(3);
+    assertThat(storedTableProperties).containsKey(1001L);
+
+    service.close(); // a new meta run loads the stored properties
+    GroupConfig group = GroupConfig.parse(Map.of(), "in-process");
+    service = new OptimizingService(Config.defaults(), clock, committer, objects, g -> group, () -> version.get().getId());
+    assertThat(service.tableInfos()).singleElement().satisfies(i -> {
+      assertThat(i.settings()).isEqualTo(new TableSettings("big", 3));
+      assertThat(i.properties()).containsEntry("self-optimizing.quota", "3");
+    });
+    service.maintain(); // observed: the table is PENDING in group big, not in default
+    assertThat(service.tables("big")).singleElement().satisfies(l -> assertThat(l.quota()).isEqualTo(3));
+    assertThat(service.tables("default")).isEmpty();
+
+    TableInfo back = service.updateTable(1001, Map.of(), List.of("self-optimizing.quota", "self-optimizing.group"), g -> true);
+    assertThat(back.settings()).isEqualTo(TableSettings.DEFAULTS);
+    assertThat(storedTableProperties).isEmpty();
   }
 }

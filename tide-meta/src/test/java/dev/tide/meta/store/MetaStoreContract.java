@@ -248,6 +248,18 @@ abstract class MetaStoreContract {
   }
 
   @Test
+  void tablePropertiesAreReplacedRemovedAndSurviveReopen() {
+    JdbcMetaStore store = open();
+    store.putTableProperties(1001, "self-optimizing.quota=2\n");
+    store.putTableProperties(1001, "self-optimizing.group=big\nself-optimizing.quota=3\n");
+    store.putTableProperties(1002, "self-optimizing.quota=0.25\n");
+    store.putTableProperties(1003, "self-optimizing.quota=4\n");
+    store.putTableProperties(1003, ""); // back to the defaults: no row
+    assertThat(reopen(store).tableProperties()).containsExactly(
+        Map.entry(1001L, "self-optimizing.group=big\nself-optimizing.quota=3\n"), Map.entry(1002L, "self-optimizing.quota=0.25\n"));
+  }
+
+  @Test
   void aRefusedCompactionRecordsNoObsoleteSst() {
     JdbcMetaStore store = open();
     store.commitVersion(version(3, 3), Counters.NONE);

@@ -499,6 +499,18 @@ public final class OptimizingQueue {
     return out;
   }
 
+  /** A known table's status, quota and task counts. */
+  public synchronized Optional<TableLoad> load(long tableId) {
+    Table t = tables.get(tableId);
+    return t == null ? Optional.empty()
+        : Optional.of(new TableLoad(Long.toString(t.id), t.status, t.settings.quota(), t.planned(), t.occupied()));
+  }
+
+  /** The settings a table has or will have when it becomes known. */
+  public synchronized TableSettings settings(long tableId) {
+    return configured.getOrDefault(tableId, TableSettings.DEFAULTS);
+  }
+
   /** The status of a table, if known. */
   public synchronized Optional<TableStatus> status(long tableId) {
     Table t = tables.get(tableId);

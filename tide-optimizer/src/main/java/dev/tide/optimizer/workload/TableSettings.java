@@ -1,6 +1,7 @@
 package dev.tide.optimizer.workload;
 
 import dev.tide.optimizer.group.TableLoad;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -14,6 +15,8 @@ public record TableSettings(String group, double quota) {
   public static final String DEFAULT_GROUP = "default";
   public static final String GROUP_KEY = "self-optimizing.group";
   public static final String QUOTA_KEY = "self-optimizing.quota";
+  /** The table properties there are. */
+  public static final List<String> KEYS = List.of(GROUP_KEY, QUOTA_KEY);
   public static final TableSettings DEFAULTS = new TableSettings(DEFAULT_GROUP, TableLoad.DEFAULT_QUOTA);
 
   public TableSettings {
@@ -44,8 +47,7 @@ public record TableSettings(String group, double quota) {
             throw new IllegalArgumentException(QUOTA_KEY + " '" + e.getValue() + "' is not a number; use a share ≤ 1 like 0.5 or a thread limit > 1 like 4");
           }
         }
-        default -> throw new IllegalArgumentException("unknown table property '" + e.getKey() + "'; known properties are ["
-            + GROUP_KEY + ", " + QUOTA_KEY + "]");
+        default -> throw new IllegalArgumentException("unknown table property '" + e.getKey() + "'; known properties are " + KEYS);
       }
     }
     return new TableSettings(group, quota);
