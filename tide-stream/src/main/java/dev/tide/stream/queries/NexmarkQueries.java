@@ -71,10 +71,8 @@ public final class NexmarkQueries {
             .project("auction", "num", "window_start").materialize("q5");
       }
       case "q7" -> {
-        Stream bids = b.source("nexmark", "bid", options).project("auction", "price", "bidder", "date_time", "_row_id")
-            .tumble("date_time", TUMBLE);
-        Stream maxes = bids.groupBy("window_start").agg(Agg.max("price", "maxprice"));
-        bids.join(maxes, List.of("window_start", "price"), List.of("window_start", "maxprice"))
+        b.source("nexmark", "bid", options).project("auction", "price", "bidder", "date_time", "_row_id")
+            .tumble("date_time", TUMBLE).groupBy("window_start").maxRows("price")
             .project("auction", "price", "bidder", "date_time", "_row_id").materialize("q7");
       }
       case "q8" -> {
