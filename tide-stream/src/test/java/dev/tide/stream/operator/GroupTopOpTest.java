@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
+import dev.tide.common.hash.VnodeHasher;
 import dev.tide.common.time.ManualClock;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.PlanNode;
@@ -123,7 +124,7 @@ class GroupTopOpTest {
     Harness h = harness(true);
     PlanNode n = h.node(PlanNode.KindCase.GROUP_TOP);
     ActorContext all = h.context(n);
-    int vnode = new dev.tide.common.hash.VnodeHasher().vnode(new Object[] {1L}, all.vnodeCount());
+    int vnode = new VnodeHasher().vnode(new Object[] {1L}, all.vnodeCount());
     VnodeBitmap full = VnodeBitmap.full(all.vnodeCount());
     VnodeBitmap without = full.andNot(VnodeBitmap.of(all.vnodeCount(), vnode));
     GroupTopOp a = open(h);
