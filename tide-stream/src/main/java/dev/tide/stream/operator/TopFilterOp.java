@@ -12,7 +12,7 @@ import dev.tide.stream.actor.Operator;
  * The local phase of a group top ({@link TopFilterNode}), before its exchange: passes a row only if
  * its value is at least as good as every value this actor passed on in its group, and drops rows
  * with a null value. A dropped row can never lead: a better row of its group went downstream before
- * it, in the same or an earlier epoch, so a recovery that replays it replays that row too. Keeps no
+ * it, so that row is in the committed state or, after a recovery, replayed along with it. Keeps no
  * state; the best values are forgotten at a barrier once there are too many groups, which only lets
  * more rows through. Thread-safety: confined to the actor thread.
  */

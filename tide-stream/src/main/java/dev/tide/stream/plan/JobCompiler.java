@@ -28,8 +28,9 @@ import java.util.Set;
  * at those exchanges and at fan-out points, and lays out the state tables.
  *
  * <p>Distribution rules: a hash aggregation or a group top needs its input hashed by a non-empty
- * subset of its group keys (or a singleton input when it has none); a join needs each side hashed by exactly its join
- * keys; a materialized view needs a subset of its primary key. A singleton stream satisfies any need.
+ * subset of its group keys (or a singleton input when it has none); a join needs each side hashed
+ * by exactly its join keys; a materialized view needs a subset of its primary key. A singleton
+ * stream satisfies any need.
  * Where a need is unmet an exchange (HASH, or SIMPLE to a singleton) is inserted. A node is chained
  * into its first input's fragment when that input needs no exchange and has no other consumer;
  * otherwise its inputs are merges fed by edges, NO_SHUFFLE where no exchange is needed. Fragments
