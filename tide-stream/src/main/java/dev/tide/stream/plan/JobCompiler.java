@@ -445,7 +445,8 @@ public final class JobCompiler {
         pk.addAll(input.getStreamKeyList());
         Dist d = provided[planId];
         b.getGroupTopBuilder().setTableId(next);
-        out.add(table(next, prefix + ".top", Types.schema(input.getSchemaList()).fields(), pk.stream().mapToInt(Integer::intValue).toArray(),
+        int[] pkColumns = pk.stream().mapToInt(Integer::intValue).toArray();
+        out.add(table(next, prefix + ".top", Types.schema(input.getSchemaList()).fields(), pkColumns,
             d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
         return next + 1;
       }

@@ -14,6 +14,7 @@ import dev.tide.common.time.ManualClock;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.TableCatalog;
+import dev.tide.stream.expr.Ex;
 import dev.tide.stream.operator.Chunks.Row;
 import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.state.StateTable;
@@ -138,6 +139,32 @@ class GroupTopOpTest {
     b.onBarrier(h.barrier(), c -> { });
     a.updateVnodes(without, full);
     assertThat(run(a, chunk(THREE_LONGS, ins(1L, 6L, 3L), ins(1L, 8L, 4L)))).isEqualTo(rows(ins(1L, 8L, 4L)));
+  }
+
+  @Test
+  void textKeysAndTextOrDoubleValuesLeadAlikeFromTheCacheAndFromState() throws InterruptedException {
+    PlanBuilder b = new PlanBuilder("t");
+    b.source("nexmark", "person", OPTS).project("state", "name", "id").groupBy("state").minRows("name").materialize("t");
+    Harness h = new Harness(b.build());
+    DataType[] people = {DataType.VARCHAR, DataType.VARCHAR, DataType.BIGINT};
+    GroupTopOp top = open(h);
+    assertThat(run(top, chunk(people, ins("OR", "kim", 1L), ins(null, "ann", 2L), ins("OR", "bo", 3L), ins("OR", "zed", 4L))))
+        .isEqualTo(rows(ins("OR", "kim", 1L), ins(null, "ann", 2L), del("OR", "kim", 1L), ins("OR", "bo", 3L)));
+    top.onBarrier(h.barrier(), c -> { });
+    assertThat(run(open(h), chunk(people, ins("OR", "bo", 5L), ins(null, "al", 6L), ins("OR", "carl", 7L))))
+        .isEqualTo(rows(ins("OR", "bo", 5L), del(null, "ann", 2L), ins(null, "al", 6L)));
+
+    PlanBuilder d = new PlanBuilder("d");
+    d.source("nexmark", "bid", OPTS).project(List.of(new PlanBuilder.Named(Ex.col("auction"), "auction"),
+        new PlanBuilder.Named(Ex.mul(Ex.lit(0.5), Ex.col("price")), "half"), new PlanBuilder.Named(Ex.col("_row_id"), "_row_id")))
+        .groupBy("auction").maxRows("half").materialize("d");
+    Harness hd = new Harness(d.build());
+    DataType[] halves = {DataType.BIGINT, DataType.DOUBLE, DataType.BIGINT};
+    GroupTopOp dt = open(hd);
+    assertThat(run(dt, chunk(halves, ins(1L, -0.5, 1L), ins(1L, 0.0, 2L))))
+        .isEqualTo(rows(ins(1L, -0.5, 1L), del(1L, -0.5, 1L), ins(1L, 0.0, 2L)));
+    dt.onBarrier(hd.barrier(), c -> { });
+    assertThat(run(open(hd), chunk(halves, ins(1L, -0.0, 3L), ins(1L, -2.0, 4L)))).isEqualTo(rows(ins(1L, -0.0, 3L)));
   }
 
   @Test
