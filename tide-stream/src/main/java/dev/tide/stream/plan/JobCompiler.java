@@ -27,9 +27,10 @@ import java.util.Set;
  * Compiles a plan into a job: decides where data must be redistributed, cuts the plan into fragments
  * at those exchanges and at fan-out points, and lays out the state tables.
  *
- * <p>Distribution rules: a hash aggregation needs its input hashed by a non-empty subset of its group
- * keys (or a singleton input when it has none); a join needs each side hashed by exactly its join
- * keys; a materialized view needs a subset of its primary key. A singleton stream satisfies any need.
+ * <p>Distribution rules: a hash aggregation or a group top needs its input hashed by a non-empty
+ * subset of its group keys (or a singleton input when it has none); a join needs each side hashed
+ * by exactly its join keys; a materialized view needs a subset of its primary key. A singleton
+ * stream satisfies any need.
  * Where a need is unmet an exchange (HASH, or SIMPLE to a singleton) is inserted. A node is chained
  * into its first input's fragment when that input needs no exchange and has no other consumer;
  * otherwise its inputs are merges fed by edges, NO_SHUFFLE where no exchange is needed. Fragments
@@ -130,6 +131,10 @@ public final class JobCompiler {
         throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " (" + kindName(n)
             + ") is marked append-only, but its output can hold deletes or updates; leave append_only unset (the plan builder derives it)");
       }
+      if ((n.hasGroupTop() || n.hasTopFilter()) && !in[0]) {
+        throw new PlanException("plan '" + plan.getName() + "': " + kindName(n) + " node " + n.getId() + " needs an append-only input,"
+            + " but its input node " + n.getInputs(0) + " (" + kindName(nodes.get(n.getInputs(0))) + ") can emit deletes or updates");
+      }
       boolean[] claimed = switch (n.getKindCase()) {
         case HASH_AGG -> new boolean[] {n.getHashAgg().getAppendOnlyInput()};
         case HASH_JOIN -> new boolean[] {n.getHashJoin().getLeftAppendOnly(), n.getHashJoin().getRightAppendOnly()};
@@ -160,6 +165,10 @@ public final class JobCompiler {
         int[] g = Types.ints(n.getHashAgg().getGroupKeysList());
         needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
       }
+      case GROUP_TOP -> {
+        int[] g = Types.ints(n.getGroupTop().getGroupKeysList());
+        needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
+      }
       case HASH_JOIN -> {
         HashJoinNode j = n.getHashJoin();
         needs[id][0] = new Need(Kind.HASH, Types.ints(j.getLeftKeysList()), true);
@@ -187,7 +196,7 @@ public final class JobCompiler {
     }
     provided[id] = switch (n.getKindCase()) {
       case SOURCE -> Dist.ANY;
-      case FILTER, WINDOW, MATERIALIZE, SINK -> in[0];
+      case FILTER, WINDOW, TOP_FILTER, GROUP_TOP, MATERIALIZE, SINK -> in[0];
       case PROJECT -> mapThroughProject(n, in[0]);
       case HASH_AGG -> {
         if (in[0].kind() != Kind.HASH) {
@@ -428,6 +437,18 @@ public final class JobCompiler {
           next++;
         }
         return next;
+      }
+      case GROUP_TOP -> {
+        // The operator reads a group's rows by the prefix of its keys: the pk starts with them.
+        PlanNode input = nodes.get(nodes.get(planId).getInputs(0));
+        Set<Integer> pk = new LinkedHashSet<>(b.getGroupTop().getGroupKeysList());
+        pk.addAll(input.getStreamKeyList());
+        Dist d = provided[planId];
+        b.getGroupTopBuilder().setTableId(next);
+        int[] pkColumns = pk.stream().mapToInt(Integer::intValue).toArray();
+        out.add(table(next, prefix + ".top", Types.schema(input.getSchemaList()).fields(), pkColumns,
+            d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
+        return next + 1;
       }
       case MATERIALIZE -> {
         b.getMaterializeBuilder().setTableId(next);

@@ -7,6 +7,7 @@ import dev.tide.proto.plan.AggCall;
 import dev.tide.proto.plan.AggKind;
 import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.FilterNode;
+import dev.tide.proto.plan.GroupTopNode;
 import dev.tide.proto.plan.HashAggNode;
 import dev.tide.proto.plan.HashJoinNode;
 import dev.tide.proto.plan.MaterializeNode;
@@ -15,6 +16,7 @@ import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.ProjectNode;
 import dev.tide.proto.plan.SinkNode;
 import dev.tide.proto.plan.SourceNode;
+import dev.tide.proto.plan.TopFilterNode;
 import dev.tide.proto.plan.WindowKind;
 import dev.tide.proto.plan.WindowNode;
 import dev.tide.stream.expr.Ex;
@@ -337,7 +339,7 @@ public final class PlanBuilder {
     }
   }
 
-  /** A grouped stream awaiting its aggregate calls. */
+  /** A grouped stream awaiting its aggregate calls or its top rows. */
   public final class Grouped {
     private final Stream in;
     private final int[] keys;
@@ -382,6 +384,50 @@ public final class PlanBuilder {
         outKey[i] = i;
       }
       return add(PlanNode.newBuilder().setHashAgg(h), List.of(in), new Schema(fields), outKey, new boolean[fields.size()]);
+    }
+
+    /**
+     * Per group, the rows that hold the group's greatest value of {@code column}, ties included (SQL:
+     * {@code RANK() OVER (PARTITION BY keys ORDER BY column DESC) = 1}); a null value never qualifies.
+     * The input must be append-only. The output has the input's columns and its changelog retracts a
+     * group's rows when a greater value arrives; its stream key is the group keys, then the input's.
+     */
+    public Stream maxRows(String column) {
+      return topRows(column, true, "maxRows");
+    }
+
+    /** Per group, the rows that hold the group's least value of {@code column}; see {@link #maxRows}. */
+    public Stream minRows(String column) {
+      return topRows(column, false, "minRows");
+    }
+
+    /**
+     * Plans two phases: a stateless top filter, which stays before the exchange and drops the rows
+     * below what its actor already passed on in their group, and the group top, which keeps each
+     * group's current rows in state.
+     */
+    private Stream topRows(String column, boolean descending, String op) {
+      int order = in.column(column, op);
+      PlanNode input = nodes.get(in.id);
+      if (!input.getAppendOnly()) {
+        throw new PlanException(in.where(op) + ": needs an append-only input (inserts only), but its input, node " + in.id
+            + " (" + input.getKindCase().name().toLowerCase(java.util.Locale.ROOT) + "), can emit deletes or updates;"
+            + " join the stream with groupBy(...).agg(Agg." + (descending ? "max" : "min") + "(...)) instead");
+      }
+      TopFilterNode.Builder f = TopFilterNode.newBuilder().setOrderColumn(order).setDescending(descending);
+      GroupTopNode.Builder g = GroupTopNode.newBuilder().setOrderColumn(order).setDescending(descending);
+      Set<Integer> outKey = new LinkedHashSet<>();
+      for (int k : keys) {
+        f.addGroupKeys(k);
+        g.addGroupKeys(k);
+        outKey.add(k);
+      }
+      for (int k : in.key) {
+        outKey.add(k);
+      }
+      Stream filtered = add(PlanNode.newBuilder().setTopFilter(f), List.of(in), in.schema, in.key, in.hidden);
+      return add(PlanNode.newBuilder().setGroupTop(g), List.of(filtered), in.schema,
+          outKey.stream().mapToInt(Integer::intValue).toArray(), in.hidden);
     }
   }
 

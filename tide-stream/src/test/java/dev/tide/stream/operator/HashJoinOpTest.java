@@ -81,7 +81,7 @@ class HashJoinOpTest {
     assertThat(text(out)).isEqualTo(rows(ins(1L, 12L, 105L, 1L, 7L)));
   }
 
-  /** Bids (auction, price, _row_id) join per-auction maxes (auction, hi) on both columns, as q7 does per window. */
+  /** Bids (auction, price, _row_id) join per-auction maxes (auction, hi) on both columns: the highest bids as a join. */
   @Test
   void retractingOneRowPerKeySideMovesItsMatchesWhenItChanges() throws InterruptedException {
     PlanBuilder b = new PlanBuilder("j");

@@ -145,6 +145,46 @@ class JobCompilerTest {
     assertThat(job.getFragmentsList()).noneMatch(Fragment::getSingleton);
   }
 
+  @Test
+  void q7FiltersBidsBeforeTheExchangeAndKeepsTheLeadersHashedByWindowNextToTheView() {
+    JobDefinition job = compile("q7");
+    assertThat(job.getFragmentsCount()).isEqualTo(2);
+    Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
+    Fragment top = fragmentWith(job, PlanNode.KindCase.GROUP_TOP);
+    assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.PROJECT, PlanNode.KindCase.WINDOW,
+        PlanNode.KindCase.TOP_FILTER);
+    assertThat(kinds(top)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.GROUP_TOP, PlanNode.KindCase.PROJECT,
+        PlanNode.KindCase.MATERIALIZE);
+    PlanNode filter = rootNode(src);
+    int windowStart = columnIndex(filter, "window_start");
+    FragmentEdge e = edge(job, src, top);
+    assertThat(e.getType()).isEqualTo(DispatchType.HASH);
+    assertThat(e.getDistKeyList()).containsExactly(windowStart);
+
+    PlanNode groupTop = top.getNodes(1);
+    TableCatalog leaders = table(job, "q7." + groupTop.getId() + ".top");
+    assertThat(groupTop.getGroupTop().getTableId()).isEqualTo(leaders.getTableId());
+    assertThat(leaders.getPkList()).containsExactly(windowStart, columnIndex(filter, "_row_id"));
+    assertThat(leaders.getDistKeyList()).containsExactly(windowStart);
+    TableCatalog view = table(job, "q7");
+    assertThat(view.getVisibleColumns()).isEqualTo(5);
+    assertThat(view.getDistKeyList()).containsExactly(5); // the hidden window_start
+    assertThat(view.getPkList()).containsExactlyInAnyOrder(4, 5);
+  }
+
+  @Test
+  void groupTopWithoutGroupKeysIsASingletonAndItsFilterStaysWithTheSource() {
+    PlanBuilder b = new PlanBuilder("top");
+    b.source("nexmark", "bid", OPTS).groupBy().minRows("price").materialize("top");
+    JobDefinition job = compile(b);
+    Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
+    Fragment top = fragmentWith(job, PlanNode.KindCase.GROUP_TOP);
+    assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.TOP_FILTER);
+    assertThat(top.getSingleton()).isTrue();
+    assertThat(edge(job, src, top).getType()).isEqualTo(DispatchType.SIMPLE);
+    checkInvariants(job);
+  }
+
   @ParameterizedTest
   @MethodSource("queries")
   void invariantsOfEveryBuiltInQuery(String q) {

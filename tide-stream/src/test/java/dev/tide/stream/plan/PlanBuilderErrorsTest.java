@@ -72,6 +72,14 @@ class PlanBuilderErrorsTest {
   }
 
   @Test
+  void maxRowsNeedsAKnownColumnAndAnAppendOnlyInput() {
+    refused(() -> bids().groupBy("auction").maxRows("cost"), "unknown column 'cost'", "maxRows");
+    Stream maxes = bids().groupBy("auction").agg(Agg.max("price", "price"));
+    refused(() -> maxes.groupBy("auction").minRows("price"), "minRows", "needs an append-only input",
+        "(hash_agg), can emit deletes or updates", "Agg.min");
+  }
+
+  @Test
   void unknownWindowTimeColumn() {
     refused(() -> bids().tumble("ts", Duration.ofSeconds(10)), "unknown column 'ts'", "in tumble", BID_COLUMNS);
     refused(() -> bids().hop("ts", Duration.ofSeconds(10), Duration.ofSeconds(2)), "unknown column 'ts'", "in hop");
@@ -248,6 +256,7 @@ class PlanBuilderErrorsTest {
     refused(() -> joined.filter(Ex.and(gt(col("price"), lit(1L)), col("nope"))), "unknown column 'nope'");
     refused(() -> joined.groupBy("price").agg(Agg.count("n"), Agg.sum("name", "s")), "SUM(name)");
     refused(() -> joined.project("price", "zzz"), "unknown column 'zzz'");
+    refused(() -> joined.groupBy("name").maxRows("nope"), "unknown column 'nope'");
     joined.materialize("v");
     assertThat(b.build()).isEqualTo(reference.build());
   }

@@ -1,0 +1,103 @@
+package dev.tide.stream.operator;
+
+import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.IntColumn;
+import dev.tide.common.chunk.LongColumn;
+import dev.tide.common.types.DataType;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A value per group, found by the group key columns of a row: keys whose columns are all integers
+ * (INT, BIGINT, TIMESTAMP) and not null by their long values, without boxing; other keys by their
+ * boxed values (-0.0 as 0.0, as in the key encoding). Remembers the last integer key found, as
+ * windowed input brings long runs of one key. Thread-safety: confined to one thread.
+ */
+final class GroupIndex<V> {
+  private final LongKeyMap<V> longs; // null unless every key column is an integer
+  private final Map<List<Object>, V> boxed = new HashMap<>();
+  private final long[] probe;
+  private final long[] lastProbe;
+  private V last;
+  private List<Object> missedBoxedKey; // the key of the last get when it was boxed, else null
+
+  GroupIndex(DataType[] keyTypes) {
+    boolean integers = true;
+    for (DataType t : keyTypes) {
+      integers &= t == DataType.INT || t.isLongBacked();
+    }
+    this.longs = integers ? new LongKeyMap<>(keyTypes.length) : null;
+    this.probe = new long[keyTypes.length];
+    this.lastProbe = new long[keyTypes.length];
+  }
+
+  /** The value of row {@code row}'s group, or null; {@link #put} then adds one under that group. */
+  V get(Column[] keys, int row) {
+    if (longs != null && probeOf(keys, row)) {
+      missedBoxedKey = null;
+      if (last != null && Arrays.equals(probe, lastProbe)) {
+        return last;
+      }
+      V v = longs.get(probe);
+      if (v != null) {
+        remember(v);
+      }
+      return v;
+    }
+    List<Object> key = Arrays.asList(key(keys, row));
+    V v = boxed.get(key);
+    missedBoxedKey = v == null ? key : null;
+    return v;
+  }
+
+  /** Adds {@code value} under the group of the last {@link #get}, which found none. */
+  void put(V value) {
+    if (missedBoxedKey != null) {
+      boxed.put(missedBoxedKey, value);
+      missedBoxedKey = null;
+    } else {
+      longs.put(probe, value);
+      remember(value);
+    }
+  }
+
+  private void remember(V v) {
+    System.arraycopy(probe, 0, lastProbe, 0, probe.length);
+    last = v;
+  }
+
+  int size() {
+    return boxed.size() + (longs == null ? 0 : longs.size());
+  }
+
+  void clear() {
+    boxed.clear();
+    if (longs != null) {
+      longs.clear();
+    }
+    last = null;
+  }
+
+  /** Row {@code row}'s group key as boxed values, as state tables take them. */
+  static Object[] key(Column[] keys, int row) {
+    Object[] key = new Object[keys.length];
+    for (int k = 0; k < key.length; k++) {
+      key[k] = HashAggOp.normalizeZero(keys[k].get(row));
+    }
+    return key;
+  }
+
+  /** Fills {@link #probe} with the integer key of the row; false if a key column is null. */
+  private boolean probeOf(Column[] keys, int row) {
+    for (int k = 0; k < keys.length; k++) {
+      Column c = keys[k];
+      if (c.isNull(row)) {
+        return false;
+      }
+      probe[k] = c instanceof LongColumn l ? l.getLong(row) : ((IntColumn) c).getInt(row);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,139 @@
+package dev.tide.stream.operator;
+
+import dev.tide.common.chunk.ChunkBuilder;
+import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.Op;
+import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.hash.VnodeBitmap;
+import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.GroupTopNode;
+import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.Operator;
+import dev.tide.stream.state.StateTable;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Per group, the rows that hold the best value of the order column, ties included
+ * ({@link GroupTopNode}), over an append-only input. A group's best value only improves, so its state
+ * is its current leaders: the state table holds exactly the rows emitted and not yet retracted, keyed
+ * (group key, input stream key). A row worse than the leaders is dropped; an equal one joins them
+ * (insert); a better one retracts them (deletes) and leads alone (insert). Output is emitted as the
+ * input arrives; state written in an epoch is committed at its barrier, with the output it explains.
+ *
+ * <p>Cache: the leaders of groups looked up since the cache was last cleared, cleared at a barrier
+ * once past its bound (state is in the store, so dropping them is always safe) and when the actor
+ * gains vnodes (another actor owned them meanwhile). Thread-safety: confined to the actor thread.
+ */
+public final class GroupTopOp implements Operator {
+  private static final int MAX_CACHED_GROUPS = 100_000;
+
+  private final int tableId;
+  private final int[] groupKeys;
+  private final int orderColumn;
+  private final TopOrder order;
+  private final ActorContext ctx;
+  private final GroupIndex<Leaders> groups;
+  private final ChunkBuilder builder;
+  private StateTable table;
+
+  /** One group's best value and the rows that hold it (as stored). */
+  private static final class Leaders extends TopOrder.Best {
+    final List<Object[]> rows = new ArrayList<>(1);
+  }
+
+  public GroupTopOp(GroupTopNode node, DataType[] inputTypes, ActorContext ctx) {
+    this.tableId = node.getTableId();
+    this.groupKeys = node.getGroupKeysList().stream().mapToInt(Integer::intValue).toArray();
+    this.orderColumn = node.getOrderColumn();
+    this.order = new TopOrder(inputTypes[orderColumn], node.getDescending());
+    this.ctx = ctx;
+    DataType[] keyTypes = new DataType[groupKeys.length];
+    for (int k = 0; k < keyTypes.length; k++) {
+      keyTypes[k] = inputTypes[groupKeys[k]];
+    }
+    this.groups = new GroupIndex<>(keyTypes);
+    this.builder = new ChunkBuilder(inputTypes, StreamChunk.DEFAULT_CAPACITY);
+  }
+
+  @Override
+  public void open() {
+    table = ctx.table(tableId);
+    table.filterKeys(groupKeys.length);
+  }
+
+  @Override
+  public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
+    Column value = chunk.column(orderColumn);
+    Column[] keys = new Column[groupKeys.length];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = chunk.column(groupKeys[k]);
+    }
+    for (int i = 0; i < chunk.size(); i++) {
+      if (!chunk.visible(i)) {
+        continue;
+      }
+      if (chunk.op(i) != Op.INSERT.code()) {
+        throw new IllegalStateException("group top over an append-only input received a " + Op.of(chunk.op(i))
+            + ": the plan's append-only derivation is wrong for this input");
+      }
+      if (value.isNull(i)) {
+        continue; // a null value never leads
+      }
+      Leaders g = groups.get(keys, i);
+      if (g == null) {
+        g = load(GroupIndex.key(keys, i));
+        groups.put(g);
+      }
+      int cmp = order.compare(value, i, g);
+      if (cmp < 0) {
+        continue;
+      }
+      if (cmp > 0) {
+        for (Object[] old : g.rows) {
+          table.delete(old);
+          emit(out, builder.appendRow(Op.DELETE.code(), old));
+        }
+        g.rows.clear();
+        order.assign(value, i, g);
+      }
+      Object[] row = chunk.row(i);
+      table.put(row);
+      g.rows.add(row);
+      emit(out, builder.appendFrom(Op.INSERT.code(), chunk, i));
+    }
+    emit(out, builder.take());
+  }
+
+  private static void emit(Emitter out, StreamChunk full) throws InterruptedException {
+    if (full != null) {
+      out.emit(full);
+    }
+  }
+
+  /** A group not in the cache: its leaders in state (all hold the same value), or none. */
+  private Leaders load(Object[] key) {
+    Leaders g = new Leaders();
+    g.rows.addAll(table.scanPrefix(key));
+    if (!g.rows.isEmpty()) {
+      order.assign(g.rows.get(0)[orderColumn], g);
+    }
+    return g;
+  }
+
+  @Override
+  public void onBarrier(Barrier barrier, Emitter out) {
+    table.commit(barrier.prevEpoch());
+    if (groups.size() > MAX_CACHED_GROUPS) {
+      groups.clear();
+    }
+  }
+
+  @Override
+  public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
+    table.updateVnodes(vnodes);
+    if (!vnodes.isSubsetOf(old)) {
+      groups.clear(); // leaders of regained vnodes may be stale: another actor owned them meanwhile
+    }
+  }
+}
