@@ -21,6 +21,7 @@ import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.operator.FilterOp;
 import dev.tide.stream.operator.HashAggOp;
 import dev.tide.stream.operator.HashJoinOp;
+import dev.tide.stream.operator.LocalAggOp;
 import dev.tide.stream.operator.MaterializeOp;
 import dev.tide.stream.operator.MergeOp;
 import dev.tide.stream.operator.ProjectOp;
@@ -151,6 +152,7 @@ final class ActorBuilder {
       case PROJECT -> new ProjectOp(n.getProject().getExprsList());
       case WINDOW -> new WindowOp(n.getWindow());
       case HASH_AGG -> new HashAggOp(n.getHashAgg(), inputTypes(n, 0, nodes, index), ctx);
+      case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));
       case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);
       case MATERIALIZE -> new MaterializeOp(n.getMaterialize().getTableId(), ctx);
       case SINK -> new SinkOp(n.getSink().getPath(), ctx.actorId(), ctx.store());

@@ -33,6 +33,11 @@ import java.util.Map;
  * cache exceeds its bound (state is in the store, so eviction is always safe). Groups whose key
  * columns are all integers (INT, BIGINT, TIMESTAMP) and not null are found by their long values,
  * without boxing per row; other keys by their boxed values.
+ *
+ * <p>Partial input ({@link HashAggNode#getPartialInput()}): the second phase of a two-phase
+ * aggregation. Each input row is a {@link LocalAggOp} row (group key at columns 0..k-1, then partial
+ * states in the result table's layout) whose deltas are added to its group, as if the rows they
+ * combine had arrived one by one; state, barriers and output are those of the one-phase aggregation.
  */
 public final class HashAggOp implements Operator {
   private static final int MAX_CACHED_GROUPS = 200_000;
@@ -45,6 +50,7 @@ public final class HashAggOp implements Operator {
   private final ActorContext ctx;
   private final HashAggNode node;
   private final boolean appendOnlyInput;
+  private final boolean partialInput;
   private StateTable result;
   private StateTable[] minmax;
   private final AggKind[] kinds;
@@ -74,6 +80,7 @@ public final class HashAggOp implements Operator {
   public HashAggOp(HashAggNode node, DataType[] inputTypes, ActorContext ctx) {
     this.node = node;
     this.appendOnlyInput = node.getAppendOnlyInput();
+    this.partialInput = node.getPartialInput();
     this.ctx = ctx;
     this.groupKeys = node.getGroupKeysList().stream().mapToInt(Integer::intValue).toArray();
     this.calls = node.getCallsList().toArray(new AggCall[0]);
@@ -126,6 +133,10 @@ public final class HashAggOp implements Operator {
 
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) {
+    if (partialInput) {
+      processPartial(chunk);
+      return;
+    }
     int n = chunk.size();
     Column[] args = new Column[calls.length];
     for (int c = 0; c < calls.length; c++) {
@@ -148,6 +159,62 @@ public final class HashAggOp implements Operator {
       g.rowCount += sign;
       for (int c = 0; c < calls.length; c++) {
         apply(g, c, args[c], i, sign);
+      }
+      if (!g.isDirty) {
+        g.isDirty = true;
+        dirty.add(g);
+      }
+    }
+  }
+
+  /** Adds each row's partial states (a {@link LocalAggOp} row) to its group. */
+  private void processPartial(StreamChunk chunk) {
+    Column[] keyColumns = new Column[groupKeys.length];
+    for (int k = 0; k < keyColumns.length; k++) {
+      keyColumns[k] = chunk.column(groupKeys[k]);
+    }
+    LongColumn rowCounts = (LongColumn) chunk.column(groupKeys.length);
+    Column[] states = new Column[calls.length];
+    LongColumn[] counts = new LongColumn[calls.length];
+    for (int c = 0; c < calls.length; c++) {
+      states[c] = chunk.column(calls[c].getArg());
+      if (kinds[c] == AggKind.SUM || kinds[c] == AggKind.AVG) {
+        counts[c] = (LongColumn) chunk.column(calls[c].getArg() + 1);
+      }
+    }
+    int n = chunk.size();
+    for (int i = 0; i < n; i++) {
+      if (!chunk.visible(i)) {
+        continue;
+      }
+      long rows = rowCounts.getLong(i);
+      if (rows < 0 && appendOnlyInput) {
+        throw new IllegalStateException("aggregation over an append-only input received partial states retracting " + (-rows)
+            + " rows: the plan's append-only derivation is wrong for this input");
+      }
+      Group g = group(keyColumns, i);
+      g.rowCount += rows;
+      for (int c = 0; c < calls.length; c++) {
+        switch (kinds[c]) {
+          case COUNT_STAR, COUNT -> g.counts[c] += ((LongColumn) states[c]).getLong(i);
+          case SUM, AVG -> {
+            g.counts[c] += counts[c].getLong(i);
+            if (states[c] instanceof DoubleColumn d) {
+              g.doubleSums[c] += d.getDouble(i);
+            } else {
+              g.longSums[c] += ((LongColumn) states[c]).getLong(i);
+            }
+          }
+          default -> {
+            if (!appendOnlyInput) {
+              throw new IllegalStateException("partial " + kinds[c] + " over a retracting input: MIN/MAX split into phases"
+                  + " only over an append-only input");
+            }
+            if (!states[c].isNull(i)) {
+              keepExtreme(g, c, states[c], i);
+            }
+          }
+        }
       }
       if (!g.isDirty) {
         g.isDirty = true;

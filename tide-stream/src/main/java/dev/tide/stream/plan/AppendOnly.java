@@ -8,7 +8,8 @@ import dev.tide.proto.plan.PlanNode;
  * their input's ops (a filter halves only update pairs, a hop window turns only update pairs into
  * delete + insert); an inner join emits its input row's op against each match, so it is append-only
  * when both inputs are; a hash aggregation emits update pairs and deletes as its groups change, so
- * its output never is.
+ * its output never is. A local aggregation (compiler-inserted) emits inserts of partial states whose
+ * deltas are all non-negative exactly when its input is append-only.
  */
 public final class AppendOnly {
   private AppendOnly() {}
@@ -21,7 +22,7 @@ public final class AppendOnly {
   public static boolean derive(PlanNode.KindCase kind, boolean[] inputs) {
     return switch (kind) {
       case SOURCE -> true;
-      case FILTER, PROJECT, WINDOW, MATERIALIZE, SINK -> inputs[0];
+      case FILTER, PROJECT, WINDOW, MATERIALIZE, SINK, LOCAL_AGG -> inputs[0];
       case HASH_JOIN -> inputs[0] && inputs[1];
       default -> false;
     };

@@ -46,9 +46,10 @@ class MinMaxAggTest {
     return r.op() + " " + Arrays.toString(r.values());
   }
 
+  /** The one-phase aggregation over the raw rows (the compiler splits this plan's into phases). */
   private static HashAggOp open(Harness h) {
     PlanNode n = h.node(PlanNode.KindCase.HASH_AGG);
-    HashAggOp agg = new HashAggOp(n.getHashAgg(), h.inputTypes(n, 0), h.context(n));
+    HashAggOp agg = new HashAggOp(h.onePhase(n).getHashAgg(), h.planInputTypes(n, 0), h.context(n));
     agg.open();
     return agg;
   }
