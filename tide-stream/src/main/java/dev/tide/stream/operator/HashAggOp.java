@@ -59,6 +59,7 @@ public final class HashAggOp implements Operator {
   private final long[] probe;
   private final List<Group> dirty = new ArrayList<>();
   private final ChunkBuilder builder;
+  private final int stateWidth; // group key and state columns of a result-table row
 
   /** Running state of one group. */
   private final class Group {
@@ -112,6 +113,7 @@ public final class HashAggOp implements Operator {
     this.longCache = integers ? new LongKeyMap<>(groupKeys.length) : null;
     this.probe = new long[groupKeys.length];
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
+    this.stateWidth = groupKeys.length + AggLayout.stateFields(node.getCallsList(), inputTypes).size();
   }
 
   @Override
@@ -375,7 +377,7 @@ public final class HashAggOp implements Operator {
       int p = key.length;
       g.rowCount = (Long) state[p++];
       for (int c = 0; c < calls.length; c++) {
-        switch (calls[c].getKind()) {
+        switch (kinds[c]) {
           case COUNT_STAR, COUNT -> g.counts[c] = (Long) state[p++];
           case SUM, AVG -> {
             Object s = state[p++];
@@ -398,7 +400,7 @@ public final class HashAggOp implements Operator {
     Object[] row = Arrays.copyOf(g.key, outTypes.length);
     for (int c = 0; c < calls.length; c++) {
       int p = g.key.length + c;
-      switch (calls[c].getKind()) {
+      switch (kinds[c]) {
         case COUNT_STAR, COUNT -> row[p] = g.counts[c];
         case SUM -> row[p] = g.counts[c] == 0 ? null : argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c];
         case AVG -> row[p] = g.counts[c] == 0 ? null
@@ -410,19 +412,20 @@ public final class HashAggOp implements Operator {
   }
 
   private Object[] stateRow(Group g) {
-    List<Object> s = new ArrayList<>(Arrays.asList(g.key));
-    s.add(g.rowCount);
+    Object[] s = Arrays.copyOf(g.key, stateWidth);
+    int p = g.key.length;
+    s[p++] = g.rowCount;
     for (int c = 0; c < calls.length; c++) {
-      switch (calls[c].getKind()) {
-        case COUNT_STAR, COUNT -> s.add(g.counts[c]);
+      switch (kinds[c]) {
+        case COUNT_STAR, COUNT -> s[p++] = g.counts[c];
         case SUM, AVG -> {
-          s.add(argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c]);
-          s.add(g.counts[c]);
+          s[p++] = argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c];
+          s[p++] = g.counts[c];
         }
-        default -> s.add(g.extremes[c]);
+        default -> s[p++] = g.extremes[c];
       }
     }
-    return s.toArray();
+    return s;
   }
 
   @Override
@@ -431,7 +434,7 @@ public final class HashAggOp implements Operator {
       g.isDirty = false;
       for (int c = 0; c < calls.length; c++) {
         if (g.staleExtreme[c]) {
-          Object[] row = calls[c].getKind() == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
+          Object[] row = kinds[c] == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
           g.extremes[c] = row == null ? null : row[g.key.length];
           g.staleExtreme[c] = false;
         }

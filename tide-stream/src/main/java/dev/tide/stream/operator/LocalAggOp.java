@@ -28,11 +28,19 @@ import java.util.Map;
  * emits nothing. The final {@link HashAggOp} (partial input) adds the rows to its groups, which leaves
  * it in the state it would reach from the raw rows, so its output at each barrier is unchanged.
  *
+ * <p>Where chunks hardly combine (most groups have one row), hashing costs more than it saves: after
+ * {@value #PROBE_CHUNKS} chunks that shrank by less than a tenth, the next {@value #BYPASS_CHUNKS}
+ * chunks pass through row by row, each row turned into its own partial states without hashing; then
+ * it measures again.
+ *
  * <p>Stateless across chunks: a barrier finds nothing pending, and recovery and rescaling have
  * nothing to restore. Sums are of integers only (the compiler does not split a DOUBLE sum, whose
  * rounding depends on the order of additions). Thread-safety: confined to the actor's thread.
  */
 public final class LocalAggOp implements Operator {
+  static final int PROBE_CHUNKS = 8;
+  static final int BYPASS_CHUNKS = 256;
+
   private final int[] groupKeys;
   private final AggKind[] kinds;
   private final int[] args;
@@ -41,6 +49,11 @@ public final class LocalAggOp implements Operator {
   private final List<Partial> order = new ArrayList<>();
   private final long[] probe;
   private final ChunkBuilder builder;
+  private final DataType[] outTypes;
+  private boolean bypass;
+  private int chunksLeft = PROBE_CHUNKS; // in the current phase (measuring or bypassing)
+  private long measuredRows;
+  private long measuredGroups;
 
   /** Partial states of one group within the current chunk. */
   private static final class Partial {
@@ -90,7 +103,8 @@ public final class LocalAggOp implements Operator {
     }
     this.longGroups = integers ? new LongKeyMap<>(groupKeys.length) : null;
     this.probe = new long[groupKeys.length];
-    this.builder = new ChunkBuilder(outputTypes(node, inputTypes), StreamChunk.DEFAULT_CAPACITY);
+    this.outTypes = outputTypes(node, inputTypes);
+    this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
   }
 
   /** Group key types, then the result table's state columns ({@link AggLayout#stateFields}). */
@@ -108,6 +122,14 @@ public final class LocalAggOp implements Operator {
 
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
+    if (bypass) {
+      out.emit(rowByRow(chunk));
+      if (--chunksLeft == 0) {
+        bypass = false;
+        chunksLeft = PROBE_CHUNKS;
+      }
+      return;
+    }
     Column[] keyColumns = new Column[groupKeys.length];
     for (int k = 0; k < keyColumns.length; k++) {
       keyColumns[k] = chunk.column(groupKeys[k]);
@@ -128,10 +150,18 @@ public final class LocalAggOp implements Operator {
         accumulate(p, c, argColumns[c], i, sign);
       }
     }
+    measuredRows += chunk.cardinality();
+    measuredGroups += order.size();
     for (Partial p : order) {
       if (!p.isZero()) {
         append(p, keyColumns, out);
       }
+    }
+    if (--chunksLeft == 0) {
+      bypass = measuredGroups * 10 > measuredRows * 9;
+      chunksLeft = bypass ? BYPASS_CHUNKS : PROBE_CHUNKS;
+      measuredRows = 0;
+      measuredGroups = 0;
     }
     order.clear();
     boxedGroups.clear();
@@ -142,6 +172,58 @@ public final class LocalAggOp implements Operator {
     if (rest != null) {
       out.emit(rest);
     }
+  }
+
+  /** Each row as its own partial states: the key columns as they are, deltas from the row's op and values. */
+  private StreamChunk rowByRow(StreamChunk chunk) {
+    int n = chunk.size();
+    long[] signs = new long[n];
+    for (int i = 0; i < n; i++) {
+      signs[i] = Op.sign(chunk.op(i));
+    }
+    Column[] cols = new Column[outTypes.length];
+    int col = 0;
+    for (int k : groupKeys) {
+      cols[col++] = chunk.column(k);
+    }
+    cols[col++] = new LongColumn(DataType.BIGINT, signs, n, null);
+    for (int c = 0; c < kinds.length; c++) {
+      switch (kinds[c]) {
+        case COUNT_STAR -> cols[col++] = new LongColumn(DataType.BIGINT, signs, n, null);
+        case COUNT -> cols[col++] = new LongColumn(DataType.BIGINT, nonNullSigns(chunk.column(args[c]), signs), n, null);
+        case SUM, AVG -> {
+          Column arg = chunk.column(args[c]);
+          long[] sums = new long[n];
+          for (int i = 0; i < n; i++) {
+            if (!arg.isNull(i)) {
+              sums[i] = signs[i] * (arg instanceof LongColumn l ? l.getLong(i) : ((IntColumn) arg).getInt(i));
+            }
+          }
+          cols[col++] = new LongColumn(DataType.BIGINT, sums, n, null);
+          cols[col++] = new LongColumn(DataType.BIGINT, nonNullSigns(arg, signs), n, null);
+        }
+        default -> {
+          for (int i = 0; i < n; i++) {
+            if (signs[i] < 0 && chunk.visible(i)) {
+              throw new IllegalStateException("local " + kinds[c] + " of column " + args[c]
+                  + " received a retraction: the compiler splits MIN/MAX only over an append-only input");
+            }
+          }
+          cols[col++] = chunk.column(args[c]);
+        }
+      }
+    }
+    byte[] ops = new byte[n];
+    Arrays.fill(ops, Op.INSERT.code());
+    return new StreamChunk(ops, cols, n, chunk.visibility());
+  }
+
+  private static long[] nonNullSigns(Column arg, long[] signs) {
+    long[] out = new long[signs.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = arg.isNull(i) ? 0 : signs[i];
+    }
+    return out;
   }
 
   private void accumulate(Partial p, int c, Column arg, int row, int sign) {

@@ -72,6 +72,7 @@ class TwoPhaseAggTest {
     final HashAggOp one;
     final LocalAggOp local;
     HashAggOp two;
+    int partialRows; // of the last epoch
 
     Pair(Plan plan) {
       oneStore = new Harness(plan);
@@ -100,8 +101,10 @@ class TwoPhaseAggTest {
         one.process(0, c, outOne::add);
         local.process(0, c, partials::add);
       }
+      partialRows = 0;
       for (StreamChunk p : partials) {
         assertThat(visible(p)).allMatch(r -> r.op() == Op.INSERT);
+        partialRows += p.cardinality();
         two.process(0, p, outTwo::add);
       }
       one.onBarrier(oneStore.barrier(), outOne::add);
@@ -196,6 +199,41 @@ class TwoPhaseAggTest {
         p.restartFinal();
       }
     }
+  }
+
+  @Test
+  void chunksThatHardlyCombinePassThroughRowByRowUntilTheNextMeasurement() throws InterruptedException {
+    Random rnd = new Random(3);
+    Pair p = new Pair(retractingPlan());
+    List<Object[]> live = new ArrayList<>();
+    long bidder = 100;
+    // Distinct bidders in every row: nothing combines, so the local phase stops hashing.
+    for (int c = 0; c < LocalAggOp.PROBE_CHUNKS; c++) {
+      List<Row> rows = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        Object[] r = {1L, bidder++, 1L};
+        live.add(r);
+        rows.add(ins(r));
+      }
+      p.epoch(List.of(chunk(THREE_LONGS, rows)));
+      assertThat(p.partialRows).isEqualTo(20);
+    }
+    // Now rows of few bidders, retractions included, pass through one partial row per input row.
+    List<Row> changes = randomChanges(rnd, live, 30);
+    p.epoch(List.of(chunk(THREE_LONGS, changes)));
+    assertThat(p.partialRows).isEqualTo(changes.size());
+    for (int c = 0; c < LocalAggOp.BYPASS_CHUNKS + LocalAggOp.PROBE_CHUNKS; c++) {
+      p.epoch(List.of(chunk(THREE_LONGS, randomChanges(rnd, live, 30))));
+    }
+    // Measured again: these chunks combine.
+    List<Row> more = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      Object[] r = {2L, 7L, (long) i};
+      live.add(r);
+      more.add(ins(r));
+    }
+    p.epoch(List.of(chunk(THREE_LONGS, more)));
+    assertThat(p.partialRows).isEqualTo(1);
   }
 
   /**
