@@ -26,8 +26,9 @@ import java.util.Map;
  * for the output last emitted; changes are emitted once per barrier per changed group (insert,
  * update pair, or delete when its row count reaches zero). Over an input that can retract, MIN/MAX
  * keep a multiset of values per group in their own table, so retracting the current extreme finds
- * the next one; over an append-only input ({@link HashAggNode#getAppendOnlyInput()}, derived by the
- * planner) the extreme in the group's state row is all they keep, and a retraction is refused.
+ * the next one; the multiset is written at the barrier, once per value changed in the epoch. Over
+ * an append-only input ({@link HashAggNode#getAppendOnlyInput()}, derived by the planner) the
+ * extreme in the group's state row is all they keep, and a retraction is refused.
  *
  * <p>Cache: groups touched since the last barrier live in memory; clean groups are evicted when the
  * cache exceeds its bound (state is in the store, so eviction is always safe). Groups whose key
@@ -70,6 +71,9 @@ public final class HashAggOp implements Operator {
     final double[] doubleSums = new double[calls.length];
     final Object[] extremes = new Object[calls.length];
     final boolean[] staleExtreme = new boolean[calls.length];
+    // MIN/MAX over a retracting input: value -> change of its multiplicity in this epoch
+    @SuppressWarnings("unchecked")
+    final Map<Object, long[]>[] multisetDeltas = new Map[calls.length];
     Object[] lastOutput;
     boolean isDirty;
 
@@ -251,26 +255,51 @@ public final class HashAggOp implements Operator {
           keepExtreme(g, c, arg, row);
           return;
         }
-        Object v = arg.get(row);
-        Object[] mmKey = Arrays.copyOf(g.key, g.key.length + 1);
-        mmKey[g.key.length] = v;
-        Object[] existing = minmax[c].get(mmKey);
-        long count = (existing == null ? 0 : (Long) existing[existing.length - 1]) + sign;
-        Object[] mmRow = Arrays.copyOf(mmKey, mmKey.length + 1);
-        mmRow[mmKey.length] = count;
-        if (count > 0) {
-          minmax[c].put(mmRow);
-        } else {
-          minmax[c].deleteByPk(mmKey);
+        // The multiset changes once per value and epoch, at the barrier (flushMultisets).
+        Object v = normalizeZero(arg.get(row));
+        if (g.multisetDeltas[c] == null) {
+          g.multisetDeltas[c] = new HashMap<>();
         }
-        if (sign > 0) {
-          if (!g.staleExtreme[c] && (g.extremes[c] == null || better(kind, v, g.extremes[c]))) {
-            g.extremes[c] = v;
+        g.multisetDeltas[c].computeIfAbsent(v, x -> new long[1])[0] += sign;
+        if (sign > 0 && !g.staleExtreme[c] && (g.extremes[c] == null || better(kind, v, g.extremes[c]))) {
+          g.extremes[c] = v;
+        }
+      }
+    }
+  }
+
+  /**
+   * Applies a group's multiset changes of the epoch: each changed value's multiplicity is read and
+   * written once. The extreme is stale if its multiplicity fell to zero (the value may also have
+   * become the extreme during the epoch and been retracted since).
+   */
+  private void flushMultisets(Group g) {
+    for (int c = 0; c < calls.length; c++) {
+      Map<Object, long[]> deltas = g.multisetDeltas[c];
+      if (deltas == null || deltas.isEmpty()) {
+        continue;
+      }
+      Object extreme = normalizeZero(g.extremes[c]);
+      for (Map.Entry<Object, long[]> e : deltas.entrySet()) {
+        Object[] mmKey = Arrays.copyOf(g.key, g.key.length + 1);
+        mmKey[g.key.length] = e.getKey();
+        Object[] existing = minmax[c].get(mmKey);
+        long delta = e.getValue()[0];
+        long count = (existing == null ? 0 : (Long) existing[existing.length - 1]) + delta;
+        if (delta != 0) {
+          if (count > 0) {
+            Object[] mmRow = Arrays.copyOf(mmKey, mmKey.length + 1);
+            mmRow[mmKey.length] = count;
+            minmax[c].put(mmRow);
+          } else {
+            minmax[c].deleteByPk(mmKey);
           }
-        } else if (count <= 0 && v.equals(g.extremes[c])) {
+        }
+        if (count <= 0 && e.getKey().equals(extreme)) {
           g.staleExtreme[c] = true;
         }
       }
+      deltas.clear();
     }
   }
 
@@ -432,6 +461,7 @@ public final class HashAggOp implements Operator {
   public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
     for (Group g : dirty) {
       g.isDirty = false;
+      flushMultisets(g);
       for (int c = 0; c < calls.length; c++) {
         if (g.staleExtreme[c]) {
           Object[] row = kinds[c] == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
