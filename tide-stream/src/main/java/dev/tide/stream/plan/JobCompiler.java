@@ -33,7 +33,13 @@ import java.util.Set;
  * Where a need is unmet an exchange (HASH, or SIMPLE to a singleton) is inserted. A node is chained
  * into its first input's fragment when that input needs no exchange and has no other consumer;
  * otherwise its inputs are merges fed by edges, NO_SHUFFLE where no exchange is needed. Fragments
- * linked by NO_SHUFFLE must scale together.
+ * linked by NO_SHUFFLE must scale together. A join whose plan names partition pairs is hashed by
+ * those key pairs only.
+ *
+ * <p>Two-phase aggregation: a hash aggregation behind an exchange whose calls decompose gets a
+ * local phase ({@code LocalAggNode}, a compiler-only node with an id past the plan's) at the end of
+ * its input's fragment, which combines each chunk before the exchange; the aggregation itself then
+ * adds partial states ({@code partial_input}) and keeps its one-phase state table.
  */
 public final class JobCompiler {
   private enum Kind { ANY, SINGLE, HASH }
