@@ -22,6 +22,7 @@ import dev.tide.stream.operator.FilterOp;
 import dev.tide.stream.operator.GroupTopOp;
 import dev.tide.stream.operator.HashAggOp;
 import dev.tide.stream.operator.HashJoinOp;
+import dev.tide.stream.operator.LocalAggOp;
 import dev.tide.stream.operator.MaterializeOp;
 import dev.tide.stream.operator.MergeOp;
 import dev.tide.stream.operator.ProjectOp;
@@ -155,6 +156,7 @@ final class ActorBuilder {
       case HASH_AGG -> new HashAggOp(n.getHashAgg(), inputTypes(n, 0, nodes, index), ctx);
       case GROUP_TOP -> new GroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx);
       case TOP_FILTER -> new TopFilterOp(n.getTopFilter(), inputTypes(n, 0, nodes, index));
+      case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));
       case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);
       case MATERIALIZE -> new MaterializeOp(n.getMaterialize().getTableId(), ctx);
       case SINK -> new SinkOp(n.getSink().getPath(), ctx.actorId(), ctx.store());

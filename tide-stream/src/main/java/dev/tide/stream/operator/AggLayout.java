@@ -20,6 +20,23 @@ public final class AggLayout {
     return arg == DataType.DOUBLE ? DataType.DOUBLE : DataType.BIGINT;
   }
 
+  /**
+   * Position of each call's first state column among {@link #stateFields} (0 is {@code _row_count}):
+   * the count of COUNT(*)/COUNT, the sum of SUM/AVG (its count follows), the extreme of MIN/MAX.
+   */
+  public static int[] stateOffsets(List<AggCall> calls) {
+    int[] offsets = new int[calls.size()];
+    int p = 1;
+    for (int i = 0; i < offsets.length; i++) {
+      offsets[i] = p;
+      p += switch (calls.get(i).getKind()) {
+        case SUM, AVG -> 2;
+        default -> 1;
+      };
+    }
+    return offsets;
+  }
+
   public static List<Field> stateFields(List<AggCall> calls, DataType[] inputTypes) {
     List<Field> out = new ArrayList<>();
     out.add(new Field("_row_count", DataType.BIGINT));

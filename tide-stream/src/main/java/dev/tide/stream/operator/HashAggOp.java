@@ -26,13 +26,19 @@ import java.util.Map;
  * for the output last emitted; changes are emitted once per barrier per changed group (insert,
  * update pair, or delete when its row count reaches zero). Over an input that can retract, MIN/MAX
  * keep a multiset of values per group in their own table, so retracting the current extreme finds
- * the next one; over an append-only input ({@link HashAggNode#getAppendOnlyInput()}, derived by the
- * planner) the extreme in the group's state row is all they keep, and a retraction is refused.
+ * the next one; the multiset is written at the barrier, once per value changed in the epoch. Over
+ * an append-only input ({@link HashAggNode#getAppendOnlyInput()}, derived by the planner) the
+ * extreme in the group's state row is all they keep, and a retraction is refused.
  *
  * <p>Cache: groups touched since the last barrier live in memory; clean groups are evicted when the
  * cache exceeds its bound (state is in the store, so eviction is always safe). Groups whose key
  * columns are all integers (INT, BIGINT, TIMESTAMP) and not null are found by their long values,
  * without boxing per row; other keys by their boxed values.
+ *
+ * <p>Partial input ({@link HashAggNode#getPartialInput()}): the second phase of a two-phase
+ * aggregation. Each input row is a {@link LocalAggOp} row (group key at columns 0..k-1, then partial
+ * states in the result table's layout) whose deltas are added to its group, as if the rows they
+ * combine had arrived one by one; state, barriers and output are those of the one-phase aggregation.
  */
 public final class HashAggOp implements Operator {
   private static final int MAX_CACHED_GROUPS = 200_000;
@@ -45,6 +51,7 @@ public final class HashAggOp implements Operator {
   private final ActorContext ctx;
   private final HashAggNode node;
   private final boolean appendOnlyInput;
+  private final boolean partialInput;
   private StateTable result;
   private StateTable[] minmax;
   private final AggKind[] kinds;
@@ -53,6 +60,7 @@ public final class HashAggOp implements Operator {
   private final long[] probe;
   private final List<Group> dirty = new ArrayList<>();
   private final ChunkBuilder builder;
+  private final int stateWidth; // group key and state columns of a result-table row
 
   /** Running state of one group. */
   private final class Group {
@@ -63,6 +71,9 @@ public final class HashAggOp implements Operator {
     final double[] doubleSums = new double[calls.length];
     final Object[] extremes = new Object[calls.length];
     final boolean[] staleExtreme = new boolean[calls.length];
+    // MIN/MAX over a retracting input: value -> change of its multiplicity in this epoch
+    @SuppressWarnings("unchecked")
+    final Map<Object, long[]>[] multisetDeltas = new Map[calls.length];
     Object[] lastOutput;
     boolean isDirty;
 
@@ -74,6 +85,7 @@ public final class HashAggOp implements Operator {
   public HashAggOp(HashAggNode node, DataType[] inputTypes, ActorContext ctx) {
     this.node = node;
     this.appendOnlyInput = node.getAppendOnlyInput();
+    this.partialInput = node.getPartialInput();
     this.ctx = ctx;
     this.groupKeys = node.getGroupKeysList().stream().mapToInt(Integer::intValue).toArray();
     this.calls = node.getCallsList().toArray(new AggCall[0]);
@@ -105,6 +117,7 @@ public final class HashAggOp implements Operator {
     this.longCache = integers ? new LongKeyMap<>(groupKeys.length) : null;
     this.probe = new long[groupKeys.length];
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
+    this.stateWidth = groupKeys.length + AggLayout.stateFields(node.getCallsList(), inputTypes).size();
   }
 
   @Override
@@ -126,6 +139,10 @@ public final class HashAggOp implements Operator {
 
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) {
+    if (partialInput) {
+      processPartial(chunk);
+      return;
+    }
     int n = chunk.size();
     Column[] args = new Column[calls.length];
     for (int c = 0; c < calls.length; c++) {
@@ -148,6 +165,62 @@ public final class HashAggOp implements Operator {
       g.rowCount += sign;
       for (int c = 0; c < calls.length; c++) {
         apply(g, c, args[c], i, sign);
+      }
+      if (!g.isDirty) {
+        g.isDirty = true;
+        dirty.add(g);
+      }
+    }
+  }
+
+  /** Adds each row's partial states (a {@link LocalAggOp} row) to its group. */
+  private void processPartial(StreamChunk chunk) {
+    Column[] keyColumns = new Column[groupKeys.length];
+    for (int k = 0; k < keyColumns.length; k++) {
+      keyColumns[k] = chunk.column(groupKeys[k]);
+    }
+    LongColumn rowCounts = (LongColumn) chunk.column(groupKeys.length);
+    Column[] states = new Column[calls.length];
+    LongColumn[] counts = new LongColumn[calls.length];
+    for (int c = 0; c < calls.length; c++) {
+      states[c] = chunk.column(calls[c].getArg());
+      if (kinds[c] == AggKind.SUM || kinds[c] == AggKind.AVG) {
+        counts[c] = (LongColumn) chunk.column(calls[c].getArg() + 1);
+      }
+    }
+    int n = chunk.size();
+    for (int i = 0; i < n; i++) {
+      if (!chunk.visible(i)) {
+        continue;
+      }
+      long rows = rowCounts.getLong(i);
+      if (rows < 0 && appendOnlyInput) {
+        throw new IllegalStateException("aggregation over an append-only input received partial states retracting " + (-rows)
+            + " rows: the plan's append-only derivation is wrong for this input");
+      }
+      Group g = group(keyColumns, i);
+      g.rowCount += rows;
+      for (int c = 0; c < calls.length; c++) {
+        switch (kinds[c]) {
+          case COUNT_STAR, COUNT -> g.counts[c] += ((LongColumn) states[c]).getLong(i);
+          case SUM, AVG -> {
+            g.counts[c] += counts[c].getLong(i);
+            if (states[c] instanceof DoubleColumn d) {
+              g.doubleSums[c] += d.getDouble(i);
+            } else {
+              g.longSums[c] += ((LongColumn) states[c]).getLong(i);
+            }
+          }
+          default -> {
+            if (!appendOnlyInput) {
+              throw new IllegalStateException("partial " + kinds[c] + " over a retracting input: MIN/MAX split into phases"
+                  + " only over an append-only input");
+            }
+            if (!states[c].isNull(i)) {
+              keepExtreme(g, c, states[c], i);
+            }
+          }
+        }
       }
       if (!g.isDirty) {
         g.isDirty = true;
@@ -182,26 +255,51 @@ public final class HashAggOp implements Operator {
           keepExtreme(g, c, arg, row);
           return;
         }
-        Object v = arg.get(row);
-        Object[] mmKey = Arrays.copyOf(g.key, g.key.length + 1);
-        mmKey[g.key.length] = v;
-        Object[] existing = minmax[c].get(mmKey);
-        long count = (existing == null ? 0 : (Long) existing[existing.length - 1]) + sign;
-        Object[] mmRow = Arrays.copyOf(mmKey, mmKey.length + 1);
-        mmRow[mmKey.length] = count;
-        if (count > 0) {
-          minmax[c].put(mmRow);
-        } else {
-          minmax[c].deleteByPk(mmKey);
+        // The multiset changes once per value and epoch, at the barrier (flushMultisets).
+        Object v = normalizeZero(arg.get(row));
+        if (g.multisetDeltas[c] == null) {
+          g.multisetDeltas[c] = new HashMap<>();
         }
-        if (sign > 0) {
-          if (!g.staleExtreme[c] && (g.extremes[c] == null || better(kind, v, g.extremes[c]))) {
-            g.extremes[c] = v;
+        g.multisetDeltas[c].computeIfAbsent(v, x -> new long[1])[0] += sign;
+        if (sign > 0 && !g.staleExtreme[c] && (g.extremes[c] == null || better(kind, v, g.extremes[c]))) {
+          g.extremes[c] = v;
+        }
+      }
+    }
+  }
+
+  /**
+   * Applies a group's multiset changes of the epoch: each changed value's multiplicity is read and
+   * written once. The extreme is stale if its multiplicity fell to zero (the value may also have
+   * become the extreme during the epoch and been retracted since).
+   */
+  private void flushMultisets(Group g) {
+    for (int c = 0; c < calls.length; c++) {
+      Map<Object, long[]> deltas = g.multisetDeltas[c];
+      if (deltas == null || deltas.isEmpty()) {
+        continue;
+      }
+      Object extreme = normalizeZero(g.extremes[c]);
+      for (Map.Entry<Object, long[]> e : deltas.entrySet()) {
+        Object[] mmKey = Arrays.copyOf(g.key, g.key.length + 1);
+        mmKey[g.key.length] = e.getKey();
+        Object[] existing = minmax[c].get(mmKey);
+        long delta = e.getValue()[0];
+        long count = (existing == null ? 0 : (Long) existing[existing.length - 1]) + delta;
+        if (delta != 0) {
+          if (count > 0) {
+            Object[] mmRow = Arrays.copyOf(mmKey, mmKey.length + 1);
+            mmRow[mmKey.length] = count;
+            minmax[c].put(mmRow);
+          } else {
+            minmax[c].deleteByPk(mmKey);
           }
-        } else if (count <= 0 && v.equals(g.extremes[c])) {
+        }
+        if (count <= 0 && e.getKey().equals(extreme)) {
           g.staleExtreme[c] = true;
         }
       }
+      deltas.clear();
     }
   }
 
@@ -308,7 +406,7 @@ public final class HashAggOp implements Operator {
       int p = key.length;
       g.rowCount = (Long) state[p++];
       for (int c = 0; c < calls.length; c++) {
-        switch (calls[c].getKind()) {
+        switch (kinds[c]) {
           case COUNT_STAR, COUNT -> g.counts[c] = (Long) state[p++];
           case SUM, AVG -> {
             Object s = state[p++];
@@ -331,7 +429,7 @@ public final class HashAggOp implements Operator {
     Object[] row = Arrays.copyOf(g.key, outTypes.length);
     for (int c = 0; c < calls.length; c++) {
       int p = g.key.length + c;
-      switch (calls[c].getKind()) {
+      switch (kinds[c]) {
         case COUNT_STAR, COUNT -> row[p] = g.counts[c];
         case SUM -> row[p] = g.counts[c] == 0 ? null : argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c];
         case AVG -> row[p] = g.counts[c] == 0 ? null
@@ -343,28 +441,30 @@ public final class HashAggOp implements Operator {
   }
 
   private Object[] stateRow(Group g) {
-    List<Object> s = new ArrayList<>(Arrays.asList(g.key));
-    s.add(g.rowCount);
+    Object[] s = Arrays.copyOf(g.key, stateWidth);
+    int p = g.key.length;
+    s[p++] = g.rowCount;
     for (int c = 0; c < calls.length; c++) {
-      switch (calls[c].getKind()) {
-        case COUNT_STAR, COUNT -> s.add(g.counts[c]);
+      switch (kinds[c]) {
+        case COUNT_STAR, COUNT -> s[p++] = g.counts[c];
         case SUM, AVG -> {
-          s.add(argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c]);
-          s.add(g.counts[c]);
+          s[p++] = argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c];
+          s[p++] = g.counts[c];
         }
-        default -> s.add(g.extremes[c]);
+        default -> s[p++] = g.extremes[c];
       }
     }
-    return s.toArray();
+    return s;
   }
 
   @Override
   public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
     for (Group g : dirty) {
       g.isDirty = false;
+      flushMultisets(g);
       for (int c = 0; c < calls.length; c++) {
         if (g.staleExtreme[c]) {
-          Object[] row = calls[c].getKind() == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
+          Object[] row = kinds[c] == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
           g.extremes[c] = row == null ? null : row[g.key.length];
           g.staleExtreme[c] = false;
         }

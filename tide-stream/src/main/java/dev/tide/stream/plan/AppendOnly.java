@@ -9,7 +9,8 @@ import dev.tide.proto.plan.PlanNode;
  * delete + insert); an inner join emits its input row's op against each match, so it is append-only
  * when both inputs are; a hash aggregation emits update pairs and deletes as its groups change, and
  * a group top deletes its leaders when a better row arrives, so their outputs never are. A top
- * filter only drops rows.
+ * filter only drops rows. A local aggregation (compiler-inserted) emits inserts of partial states
+ * whose deltas are all non-negative exactly when its input is append-only.
  */
 public final class AppendOnly {
   private AppendOnly() {}
@@ -22,7 +23,7 @@ public final class AppendOnly {
   public static boolean derive(PlanNode.KindCase kind, boolean[] inputs) {
     return switch (kind) {
       case SOURCE -> true;
-      case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK -> inputs[0];
+      case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK, LOCAL_AGG -> inputs[0];
       case HASH_JOIN -> inputs[0] && inputs[1];
       default -> false;
     };

@@ -34,7 +34,13 @@ import java.util.Set;
  * Where a need is unmet an exchange (HASH, or SIMPLE to a singleton) is inserted. A node is chained
  * into its first input's fragment when that input needs no exchange and has no other consumer;
  * otherwise its inputs are merges fed by edges, NO_SHUFFLE where no exchange is needed. Fragments
- * linked by NO_SHUFFLE must scale together.
+ * linked by NO_SHUFFLE must scale together. A join whose plan names partition pairs is hashed by
+ * those key pairs only.
+ *
+ * <p>Two-phase aggregation: a hash aggregation behind an exchange whose calls decompose gets a
+ * local phase ({@code LocalAggNode}, a compiler-only node with an id past the plan's) at the end of
+ * its input's fragment, which combines each chunk before the exchange; the aggregation itself then
+ * adds partial states ({@code partial_input}) and keeps its one-phase state table.
  */
 public final class JobCompiler {
   private enum Kind { ANY, SINGLE, HASH }
@@ -107,6 +113,13 @@ public final class JobCompiler {
         }
       }
     }
+    for (PlanNode n : nodes) {
+      if (n.hasLocalAgg() || (n.hasHashAgg() && n.getHashAgg().getPartialInput())) {
+        throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " is a "
+            + (n.hasLocalAgg() ? "local aggregation" : "partial-input aggregation")
+            + ", which only the compiler inserts; write a plain hash aggregation (the compiler splits it into phases)");
+      }
+    }
     checkAppendOnlyClaims();
     for (PlanNode n : nodes) {
       analyze(n);
@@ -171,8 +184,8 @@ public final class JobCompiler {
       }
       case HASH_JOIN -> {
         HashJoinNode j = n.getHashJoin();
-        needs[id][0] = new Need(Kind.HASH, Types.ints(j.getLeftKeysList()), true);
-        needs[id][1] = new Need(Kind.HASH, Types.ints(j.getRightKeysList()), true);
+        needs[id][0] = new Need(Kind.HASH, partitionKeys(j, 0), true);
+        needs[id][1] = new Need(Kind.HASH, partitionKeys(j, 1), true);
       }
       case MATERIALIZE -> needs[id][0] = new Need(Kind.HASH, Types.ints(n.getStreamKeyList()), false);
       default -> { }
@@ -209,9 +222,30 @@ public final class JobCompiler {
         }
         yield Dist.hash(cols);
       }
-      case HASH_JOIN -> in[0].kind() == Kind.SINGLE ? Dist.SINGLE : Dist.hash(Types.ints(n.getHashJoin().getLeftKeysList()));
+      case HASH_JOIN -> in[0].kind() == Kind.SINGLE ? Dist.SINGLE : Dist.hash(partitionKeys(n.getHashJoin(), 0));
       default -> throw new PlanException("plan '" + plan.getName() + "': node " + id + " has no operator kind");
     };
+  }
+
+  /**
+   * The columns of join input {@code side} it is hashed by: its keys of the partition pairs, or every
+   * key when the join names none.
+   */
+  private int[] partitionKeys(HashJoinNode j, int side) {
+    int[] keys = Types.ints(side == 0 ? j.getLeftKeysList() : j.getRightKeysList());
+    if (j.getPartitionPairsCount() == 0) {
+      return keys;
+    }
+    int[] out = new int[j.getPartitionPairsCount()];
+    for (int i = 0; i < out.length; i++) {
+      int pair = j.getPartitionPairs(i);
+      if (pair < 0 || pair >= keys.length || j.getPartitionPairsList().subList(0, i).contains(pair)) {
+        throw new PlanException("plan '" + plan.getName() + "': join partition pairs " + j.getPartitionPairsList()
+            + " must be distinct indices into its " + keys.length + " key pairs");
+      }
+      out[i] = keys[pair];
+    }
+    return out;
   }
 
   private static Dist mapThroughProject(PlanNode n, Dist in) {
@@ -262,6 +296,78 @@ public final class JobCompiler {
     return -1;
   }
 
+  // ---- two-phase aggregation ----
+
+  /**
+   * Whether a hash aggregation is split into a per-chunk local phase before its exchange and a final
+   * phase after it: its input is exchanged (HASH or SIMPLE) and has no other consumer, so the local
+   * phase can end the upstream fragment, and every call decomposes. COUNT and integer SUM/AVG
+   * decompose over any input (signed deltas add up); MIN/MAX only over an append-only input (a
+   * retraction needs the multiset of the final phase); DOUBLE sums never, since pre-summing changes
+   * their rounding and the result would differ from the one-phase aggregation.
+   */
+  private boolean splitsIntoPhases(PlanNode n) {
+    if (n.getKindCase() != PlanNode.KindCase.HASH_AGG || !exchange[n.getId()][0]
+        || consumers.get(n.getInputs(0)).size() != 1) {
+      return false;
+    }
+    HashAggNode h = n.getHashAgg();
+    Schema in = Types.schema(nodes.get(n.getInputs(0)).getSchemaList());
+    for (AggCall c : h.getCallsList()) {
+      boolean decomposes = switch (c.getKind()) {
+        case COUNT_STAR, COUNT -> true;
+        case SUM, AVG -> in.type(c.getArg()) != DataType.DOUBLE;
+        case MIN, MAX -> h.getAppendOnlyInput();
+        default -> false;
+      };
+      if (!decomposes) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The local phase of aggregation {@code n} (its input is added by the caller). */
+  private PlanNode localAgg(int localId, PlanNode n) {
+    HashAggNode h = n.getHashAgg();
+    Schema in = Types.schema(nodes.get(n.getInputs(0)).getSchemaList());
+    List<Field> fields = new ArrayList<>();
+    for (int k : h.getGroupKeysList()) {
+      fields.add(in.field(k));
+    }
+    fields.addAll(AggLayout.stateFields(h.getCallsList(), in.types()));
+    PlanNode.Builder b = PlanNode.newBuilder().setId(localId).addAllSchema(Types.toProto(new Schema(fields)))
+        .setAppendOnly(h.getAppendOnlyInput())
+        .setLocalAgg(dev.tide.proto.plan.LocalAggNode.newBuilder().addAllGroupKeys(h.getGroupKeysList()).addAllCalls(h.getCallsList()));
+    for (int k = 0; k < h.getGroupKeysCount(); k++) {
+      b.addStreamKey(k);
+    }
+    return b.build();
+  }
+
+  /** Input columns {@code cols} (group keys of {@code h}) as positions in the local phase's output. */
+  private static int[] partialPositions(HashAggNode h, int[] cols) {
+    int[] g = Types.ints(h.getGroupKeysList());
+    int[] out = new int[cols.length];
+    for (int i = 0; i < cols.length; i++) {
+      out[i] = indexOf(g, cols[i]);
+    }
+    return out;
+  }
+
+  /** Rewrites a final phase to read the local phase's rows: keys 0..k-1, each call's arg its partial state. */
+  private static void toPartialInput(HashAggNode.Builder h) {
+    int k = h.getGroupKeysCount();
+    int[] offsets = AggLayout.stateOffsets(h.getCallsList());
+    h.setPartialInput(true).clearGroupKeys();
+    for (int i = 0; i < k; i++) {
+      h.addGroupKeys(i);
+    }
+    for (int c = 0; c < h.getCallsCount(); c++) {
+      h.setCalls(c, h.getCalls(c).toBuilder().setArg(k + offsets[c]));
+    }
+  }
+
   // ---- fragments ----
 
   private JobDefinition cut() {
@@ -288,6 +394,15 @@ public final class JobCompiler {
           continue;
         }
         int upFrag = fragOf[in];
+        PlanNode upstream = nodes.get(in);
+        int[] distKey = needs[id][i].cols();
+        if (i == 0 && splitsIntoPhases(n)) {
+          // The upstream fragment pre-aggregates each chunk; this aggregation adds the partial states.
+          upstream = localAgg(nextSyntheticId++, n);
+          fragNodes.get(upFrag).add(upstream.toBuilder().addInputs(in));
+          distKey = partialPositions(n.getHashAgg(), distKey);
+          toPartialInput(b.getHashAggBuilder());
+        }
         FragmentEdge.Builder e = FragmentEdge.newBuilder().setUpstreamFragmentId(upFrag).setDownstreamFragmentId(frag);
         if (!exchange[id][i]) {
           e.setType(DispatchType.NO_SHUFFLE);
@@ -295,14 +410,14 @@ public final class JobCompiler {
           e.setType(DispatchType.SIMPLE);
         } else {
           e.setType(DispatchType.HASH);
-          for (int c : needs[id][i].cols()) {
+          for (int c : distKey) {
             e.addDistKey(c);
           }
         }
         edges.add(e.build());
         int mergeId = nextSyntheticId++;
         PlanNode merge = PlanNode.newBuilder().setId(mergeId)
-            .addAllSchema(nodes.get(in).getSchemaList()).addAllStreamKey(nodes.get(in).getStreamKeyList())
+            .addAllSchema(upstream.getSchemaList()).addAllStreamKey(upstream.getStreamKeyList())
             .setMerge(MergeNode.newBuilder().setUpstreamFragmentId(upFrag)).build();
         fragNodes.get(frag).add(merge.toBuilder());
         b.addInputs(mergeId);
@@ -350,8 +465,13 @@ public final class JobCompiler {
         }
         fb.addNodes(b.build());
       }
-      int root = fragNodes.get(f).get(fragNodes.get(f).size() - 1).getId();
-      Dist d = root < nodes.size() ? provided[root] : Dist.ANY;
+      // The last node of the user's plan: a compiler-inserted local aggregation ends a fragment
+      // without changing how the fragment's input is distributed.
+      int root = -1;
+      for (PlanNode.Builder nb : fragNodes.get(f)) {
+        root = nb.getId() < nodes.size() ? nb.getId() : root;
+      }
+      Dist d = root >= 0 ? provided[root] : Dist.ANY;
       if (d.kind() == Kind.HASH) {
         for (int c : d.cols()) {
           fb.addDistKey(c);
@@ -384,21 +504,23 @@ public final class JobCompiler {
         return next + 1;
       }
       case HASH_AGG -> {
+        // The table follows the user's node: a partial-input aggregation keeps the one-phase layout.
         HashAggNode.Builder h = b.getHashAggBuilder();
+        HashAggNode orig = nodes.get(planId).getHashAgg();
         Schema in = Types.schema(nodes.get(nodes.get(planId).getInputs(0)).getSchemaList());
-        int[] g = Types.ints(h.getGroupKeysList());
+        int[] g = Types.ints(orig.getGroupKeysList());
         Dist d = provided[planId];
         int[] dist = d.kind() == Kind.HASH ? d.cols() : new int[0];
         List<Field> cols = new ArrayList<>();
         for (int k : g) {
           cols.add(in.field(k));
         }
-        cols.addAll(AggLayout.stateFields(h.getCallsList(), in.types()));
+        cols.addAll(AggLayout.stateFields(orig.getCallsList(), in.types()));
         h.setResultTableId(next);
         out.add(table(next, prefix + ".agg", cols, range(g.length), dist, frag));
         next++;
         for (int c = 0; c < h.getCallsCount(); c++) {
-          AggCall call = h.getCalls(c);
+          AggCall call = orig.getCalls(c);
           boolean minMax = call.getKind() == dev.tide.proto.plan.AggKind.MIN || call.getKind() == dev.tide.proto.plan.AggKind.MAX;
           if (minMax && !h.getAppendOnlyInput()) {
             List<Field> mm = new ArrayList<>();
@@ -407,7 +529,7 @@ public final class JobCompiler {
             }
             mm.add(new Field("value", in.type(call.getArg())));
             mm.add(new Field("count", DataType.BIGINT));
-            h.setCalls(c, call.toBuilder().setMinmaxTableId(next));
+            h.setCalls(c, h.getCalls(c).toBuilder().setMinmaxTableId(next));
             out.add(table(next, prefix + ".minmax" + c, mm, range(g.length + 1), dist, frag));
             next++;
           }
@@ -433,7 +555,7 @@ public final class JobCompiler {
             j.setRightTableId(next);
           }
           out.add(table(next, prefix + (side == 0 ? ".left" : ".right"), Types.schema(input.getSchemaList()).fields(), pkArr,
-              single ? new int[0] : keys, frag));
+              single ? new int[0] : partitionKeys(orig.getHashJoin(), side), frag));
           next++;
         }
         return next;

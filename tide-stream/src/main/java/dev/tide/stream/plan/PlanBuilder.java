@@ -200,6 +200,16 @@ public final class PlanBuilder {
 
     /** Inner equi-join; the right side's columns whose names collide get the suffix {@code _r}. */
     public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys) {
+      return join(right, leftKeys, rightKeys, List.of());
+    }
+
+    /**
+     * Inner equi-join whose inputs are distributed by the key pairs of the left keys {@code partitionBy}
+     * only (empty: by every pair), so that rows agreeing on them meet at one actor and the output stays
+     * partitioned by them. E.g. joining on (window, value) partitioned by window keeps each window's
+     * changes in order at one actor while each row still meets only its exact matches.
+     */
+    public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy) {
       if (leftKeys.isEmpty()) {
         throw new PlanException("missing key in " + where("join") + ": an equi-join needs at least one key pair");
       }
@@ -222,6 +232,16 @@ public final class PlanBuilder {
               + " but " + rightKeys.get(i) + " is " + rt.sqlName());
         }
         j.addLeftKeys(l).addRightKeys(r);
+      }
+      for (String p : partitionBy) {
+        int pair = leftKeys.indexOf(p);
+        if (pair < 0) {
+          throw new PlanException("bad partition key in " + where("join") + ": '" + p + "' is not one of the left keys " + leftKeys);
+        }
+        if (j.getPartitionPairsList().contains(pair)) {
+          throw new PlanException("bad partition key in " + where("join") + ": '" + p + "' is named twice");
+        }
+        j.addPartitionPairs(pair);
       }
       List<Field> fields = new ArrayList<>(schema.fields());
       Set<String> names = new LinkedHashSet<>(schema.names());

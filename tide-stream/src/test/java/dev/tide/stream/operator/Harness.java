@@ -4,6 +4,7 @@ import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.time.ManualClock;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.Fragment;
+import dev.tide.proto.plan.HashAggNode;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.PlanNode;
@@ -26,9 +27,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Harness {
   public final JobDefinition job;
   public final StateStore store;
+  private final Plan plan;
   private long epoch = 1;
 
   public Harness(Plan plan) {
+    this.plan = plan;
     this.job = JobCompiler.compile(plan, 7, 256, 1000);
     AtomicLong ids = new AtomicLong();
     this.store = new StateStore(new MemoryObjectStore(), new BlockCache(1 << 20), "state", ids::incrementAndGet);
@@ -38,6 +41,24 @@ public final class Harness {
   public PlanNode node(PlanNode.KindCase kind) {
     return job.getFragmentsList().stream().flatMap(f -> f.getNodesList().stream())
         .filter(n -> n.getKindCase() == kind).findFirst().orElseThrow();
+  }
+
+  /**
+   * A hash aggregation the compiler split into phases as the one-phase operator of the user's plan
+   * (raw input rows), with the compiled table ids: for tests of the one-phase path.
+   */
+  public PlanNode onePhase(PlanNode compiled) {
+    HashAggNode c = compiled.getHashAgg();
+    HashAggNode.Builder user = plan.getNodes(compiled.getId()).getHashAgg().toBuilder().setResultTableId(c.getResultTableId());
+    for (int i = 0; i < c.getCallsCount(); i++) {
+      user.setCalls(i, user.getCalls(i).toBuilder().setMinmaxTableId(c.getCalls(i).getMinmaxTableId()));
+    }
+    return compiled.toBuilder().setHashAgg(user).build();
+  }
+
+  /** Column types of input {@code side} of a node as the user's plan has them (before any phase split). */
+  public DataType[] planInputTypes(PlanNode n, int side) {
+    return Types.types(plan.getNodes(plan.getNodes(n.getId()).getInputs(side)).getSchemaList());
   }
 
   private Fragment fragmentOf(PlanNode n) {

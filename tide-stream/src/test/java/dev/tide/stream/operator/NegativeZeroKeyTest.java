@@ -39,7 +39,7 @@ class NegativeZeroKeyTest {
     doubles(b, "price", "d").groupBy("d").agg(Agg.count("n")).materialize("g");
     Harness h = new Harness(b.build());
     PlanNode aggNode = h.node(PlanNode.KindCase.HASH_AGG);
-    HashAggOp agg = new HashAggOp(aggNode.getHashAgg(), h.inputTypes(aggNode, 0), h.context(aggNode));
+    HashAggOp agg = new HashAggOp(h.onePhase(aggNode).getHashAgg(), h.planInputTypes(aggNode, 0), h.context(aggNode));
     agg.open();
     List<StreamChunk> out = new ArrayList<>();
     DataType[] in = {DataType.DOUBLE, DataType.BIGINT};

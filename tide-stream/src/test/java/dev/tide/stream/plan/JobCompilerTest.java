@@ -4,6 +4,7 @@ import static dev.tide.stream.expr.Ex.col;
 import static dev.tide.stream.expr.Ex.gt;
 import static dev.tide.stream.expr.Ex.lit;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tide.proto.plan.DispatchType;
 import dev.tide.proto.plan.Fragment;
@@ -105,28 +106,37 @@ class JobCompilerTest {
   }
 
   @Test
-  void q5HashesCountsByAuctionAndWindowThenMaxesAndJoinsByWindow() {
+  void q5PreCountsPerChunkHashesByAuctionAndWindowThenMaxesAndJoinsOnWindowAndCountByWindow() {
     JobDefinition job = compile("q5");
     Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
-    assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.PROJECT, PlanNode.KindCase.WINDOW);
+    assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.PROJECT, PlanNode.KindCase.WINDOW,
+        PlanNode.KindCase.LOCAL_AGG);
     List<Fragment> aggs = fragmentsWith(job, PlanNode.KindCase.HASH_AGG);
     assertThat(aggs).hasSize(2);
-    Fragment counts = aggs.stream().filter(f -> rootNode(f).getHashAgg().getGroupKeysCount() == 2).findFirst().orElseThrow();
-    Fragment maxes = aggs.stream().filter(f -> rootNode(f).getHashAgg().getGroupKeysCount() == 1).findFirst().orElseThrow();
+    Fragment counts = aggs.stream().filter(f -> rootNode(f).getHashAgg().getPartialInput()).findFirst().orElseThrow();
+    Fragment maxes = aggs.stream().filter(f -> !rootNode(f).getHashAgg().getPartialInput()).findFirst().orElseThrow();
     Fragment join = fragmentWith(job, PlanNode.KindCase.HASH_JOIN);
     assertThat(kinds(join)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.MERGE, PlanNode.KindCase.HASH_JOIN,
-        PlanNode.KindCase.FILTER, PlanNode.KindCase.PROJECT, PlanNode.KindCase.MATERIALIZE);
+        PlanNode.KindCase.PROJECT, PlanNode.KindCase.MATERIALIZE);
 
-    // count(*) by (auction, window_start): hashed by both, in group-key order.
-    PlanNode window = rootNode(src);
+    // count(*) by (auction, window_start): each chunk pre-counted, the partial counts hashed by both keys.
+    PlanNode window = src.getNodes(2);
+    PlanNode local = rootNode(src);
+    assertThat(local.getLocalAgg().getGroupKeysList())
+        .containsExactly(columnIndex(window, "auction"), columnIndex(window, "window_start"));
+    assertThat(local.getSchemaList()).extracting(f -> f.getName()).containsExactly("auction", "window_start", "_row_count", "_s0_count");
     FragmentEdge toCounts = edge(job, src, counts);
     assertThat(toCounts.getType()).isEqualTo(DispatchType.HASH);
-    assertThat(toCounts.getDistKeyList()).containsExactly(columnIndex(window, "auction"), columnIndex(window, "window_start"));
-    // max by window_start: re-hashed by window_start (column 1 of the counts).
+    assertThat(toCounts.getDistKeyList()).containsExactly(0, 1);
+    assertThat(rootNode(counts).getHashAgg().getGroupKeysList()).containsExactly(0, 1);
+    assertThat(rootNode(counts).getHashAgg().getCalls(0).getArg()).isEqualTo(3);
+    // max by window_start (over a retracting input: one phase): re-hashed by window_start (column 1 of the counts).
     FragmentEdge toMaxes = edge(job, counts, maxes);
     assertThat(toMaxes.getType()).isEqualTo(DispatchType.HASH);
     assertThat(toMaxes.getDistKeyList()).containsExactly(1);
-    // The join needs both sides hashed exactly by window_start: counts are re-hashed, the maxes already are.
+    assertThat(kinds(counts)).doesNotContain(PlanNode.KindCase.LOCAL_AGG);
+    // The join on (window_start, count) is partitioned by window_start: counts are re-hashed, the maxes already are.
+    assertThat(rootNodeOf(join, PlanNode.KindCase.HASH_JOIN).getHashJoin().getPartitionPairsList()).containsExactly(0);
     FragmentEdge countsToJoin = edge(job, counts, join);
     assertThat(countsToJoin.getType()).isEqualTo(DispatchType.HASH);
     assertThat(countsToJoin.getDistKeyList()).containsExactly(1);
@@ -135,9 +145,13 @@ class JobCompilerTest {
     assertThat(maxesToJoin.getDistKeyList()).isEmpty();
     assertThat(job.getEdgesCount()).isEqualTo(4);
 
+    // The final count keeps the one-phase table layout.
+    assertThat(table(job, "q5.3.agg").getColumnsList()).extracting(f -> f.getName())
+        .containsExactly("auction", "window_start", "_row_count", "_s0_count");
     assertThat(table(job, "q5.3.agg").getDistKeyList()).containsExactly(0, 1);
     assertThat(table(job, "q5.4.agg").getDistKeyList()).containsExactly(0);
     assertThat(table(job, "q5.4.minmax0").getPkList()).containsExactly(0, 1);
+    assertThat(table(job, "q5.5.left").getPkList()).containsExactly(1, 2, 0);
     assertThat(table(job, "q5.5.left").getDistKeyList()).containsExactly(1);
     assertThat(table(job, "q5.5.right").getDistKeyList()).containsExactly(0);
     // The view is hashed by window_start as the join delivers it: no further exchange.
@@ -183,6 +197,100 @@ class JobCompilerTest {
     assertThat(top.getSingleton()).isTrue();
     assertThat(edge(job, src, top).getType()).isEqualTo(DispatchType.SIMPLE);
     checkInvariants(job);
+  }
+
+  private static PlanNode rootNodeOf(Fragment f, PlanNode.KindCase kind) {
+    return f.getNodesList().stream().filter(n -> n.getKindCase() == kind).findFirst().orElseThrow();
+  }
+
+  // ---- two-phase aggregation
+
+  @Test
+  void decomposableAggregationBehindAnExchangeIsSplitIntoALocalAndAFinalPhase() {
+    PlanBuilder b = new PlanBuilder("split");
+    b.source("nexmark", "bid", OPTS).project("auction", "bidder", "price", "_row_id")
+        .groupBy("bidder", "auction").agg(Agg.sum("price", "total"), Agg.count("n"), Agg.max("price", "hi"), Agg.avg("price", "mean"))
+        .materialize("split");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
+    PlanNode local = rootNode(src);
+    assertThat(local.getLocalAgg().getGroupKeysList()).containsExactly(1, 0);
+    assertThat(local.getSchemaList()).extracting(f -> f.getName()).containsExactly("bidder", "auction", "_row_count",
+        "_s0_sum", "_s0_count", "_s1_count", "_s2_value", "_s3_sum", "_s3_count");
+    Fragment agg = fragmentWith(job, PlanNode.KindCase.HASH_AGG);
+    var h = rootNodeOf(agg, PlanNode.KindCase.HASH_AGG).getHashAgg();
+    assertThat(h.getPartialInput()).isTrue();
+    assertThat(h.getGroupKeysList()).containsExactly(0, 1);
+    assertThat(h.getCallsList()).extracting(c -> c.getArg()).containsExactly(3, 5, 6, 7);
+    assertThat(edge(job, src, agg).getDistKeyList()).containsExactly(0, 1);
+    // The result table is the one the one-phase aggregation would have.
+    assertThat(table(job, "split.2.agg").getColumnsList()).extracting(f -> f.getName()).containsExactly("bidder", "auction",
+        "_row_count", "_s0_sum", "_s0_count", "_s1_count", "_s2_value", "_s3_sum", "_s3_count");
+  }
+
+  @Test
+  void countWithoutGroupKeysIsPreCountedBeforeItsSimpleEdge() {
+    PlanBuilder b = new PlanBuilder("total");
+    b.source("nexmark", "bid", OPTS).groupBy().agg(Agg.count("n")).materialize("total");
+    JobDefinition job = compile(b);
+    Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
+    assertThat(rootNode(src).getLocalAgg().getGroupKeysCount()).isZero();
+    assertThat(edge(job, src, fragmentWith(job, PlanNode.KindCase.HASH_AGG)).getType()).isEqualTo(DispatchType.SIMPLE);
+  }
+
+  @Test
+  void aggregationsThatDoNotDecomposeOrShareTheirInputStayInOnePhase() {
+    PlanBuilder b = new PlanBuilder("whole");
+    Stream bids = b.source("nexmark", "bid", OPTS);
+    // A DOUBLE sum: pre-summing would change its rounding.
+    bids.project(List.of(new PlanBuilder.Named(dev.tide.stream.expr.Ex.mul(lit(0.5), col("price")), "p"),
+            new PlanBuilder.Named(col("auction"), "auction"), new PlanBuilder.Named(col("_row_id"), "_row_id")))
+        .groupBy("auction").agg(Agg.sum("p", "s")).materialize("a");
+    // MIN over a retracting input: the final phase needs the multiset.
+    Stream counts = b.source("nexmark", "bid", OPTS).groupBy("auction", "bidder").agg(Agg.count("n"));
+    counts.groupBy("auction").agg(Agg.min("n", "lo")).materialize("b");
+    // An input with a second consumer: no fragment end for a local phase.
+    Stream shared = b.source("nexmark", "bid", OPTS).project("auction", "bidder", "_row_id");
+    shared.groupBy("auction").agg(Agg.count("n")).materialize("c");
+    shared.materialize("d");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    List<PlanNode> aggs = job.getFragmentsList().stream().flatMap(f -> f.getNodesList().stream()).filter(PlanNode::hasHashAgg).toList();
+    assertThat(aggs).hasSize(4);
+    // Only the counts by (auction, bidder) of a private source are split.
+    assertThat(aggs).filteredOn(n -> n.getHashAgg().getPartialInput()).hasSize(1)
+        .allMatch(n -> n.getHashAgg().getGroupKeysCount() == 2);
+    assertThat(job.getFragmentsList().stream().flatMap(f -> f.getNodesList().stream()).filter(PlanNode::hasLocalAgg).count()).isEqualTo(1);
+  }
+
+  @Test
+  void compilerOnlyNodesInAUserPlanAreRefused() {
+    PlanBuilder b = new PlanBuilder("own");
+    b.source("nexmark", "bid", OPTS).groupBy("auction").agg(Agg.count("n")).materialize("own");
+    var plan = b.build().toBuilder();
+    plan.getNodesBuilder(1).getHashAggBuilder().setPartialInput(true);
+    assertThatThrownBy(() -> JobCompiler.compile(plan.build(), 7, 256, BASE)).isInstanceOf(PlanException.class)
+        .hasMessageContaining("node 1 is a partial-input aggregation, which only the compiler inserts");
+  }
+
+  // ---- join partitioning
+
+  @Test
+  void joinPartitionedByOneKeyPairHashesBothSidesAndItsTablesByThatPairOnly() {
+    PlanBuilder b = new PlanBuilder("pj");
+    Stream bids = b.source("nexmark", "bid", OPTS).project("auction", "bidder", "price", "_row_id");
+    Stream auctions = b.source("nexmark", "auction", OPTS).project("id", "seller", "reserve");
+    bids.join(auctions, List.of("auction", "price"), List.of("id", "reserve"), List.of("auction")).materialize("pj");
+    JobDefinition job = compile(b);
+    checkInvariants(job);
+    Fragment join = fragmentWith(job, PlanNode.KindCase.HASH_JOIN);
+    List<FragmentEdge> in = edgesInto(job, join);
+    assertThat(in).hasSize(2).allMatch(e -> e.getType() == DispatchType.HASH);
+    assertThat(in).extracting(e -> e.getDistKeyList()).containsExactlyInAnyOrder(List.of(0), List.of(0));
+    assertThat(table(job, "pj.4.left").getDistKeyList()).containsExactly(0);
+    assertThat(table(job, "pj.4.left").getPkList()).containsExactly(0, 2, 3);
+    assertThat(table(job, "pj.4.right").getDistKeyList()).containsExactly(0);
   }
 
   @ParameterizedTest

@@ -67,6 +67,15 @@ class PlanBuilderErrorsTest {
   }
 
   @Test
+  void joinPartitionKeyMustBeAnUnrepeatedLeftKey() {
+    Stream auctions = b.source("nexmark", "auction", OPTS);
+    refused(() -> bids().join(auctions, List.of("auction", "price"), List.of("id", "reserve"), List.of("bidder")),
+        "bad partition key", "'bidder' is not one of the left keys [auction, price]");
+    refused(() -> bids().join(auctions, List.of("auction", "price"), List.of("id", "reserve"), List.of("auction", "auction")),
+        "bad partition key", "'auction' is named twice");
+  }
+
+  @Test
   void unknownColumnAsAggregateArgument() {
     refused(() -> bids().groupBy("auction").agg(Agg.max("prize", "m")), "unknown column 'prize'", "in aggregate max", BID_COLUMNS);
   }
