@@ -21,7 +21,7 @@ public final class AppendOnly {
   public static boolean derive(PlanNode.KindCase kind, boolean[] inputs) {
     return switch (kind) {
       case SOURCE -> true;
-      case FILTER, PROJECT, WINDOW, MATERIALIZE, SINK -> inputs[0];
+      case FILTER, PROJECT, WINDOW, MATERIALIZE, SINK, DIGEST -> inputs[0];
       case HASH_JOIN -> inputs[0] && inputs[1];
       default -> false;
     };
