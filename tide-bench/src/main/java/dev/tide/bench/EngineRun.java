@@ -3,6 +3,7 @@ package dev.tide.bench;
 import dev.tide.bench.flink.FlinkNexmarkRun;
 import dev.tide.bench.tide.TideNexmarkRun;
 import dev.tide.bench.tide.TideNexmarkRun.Timed;
+import dev.tide.common.hash.RowFingerprint;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;

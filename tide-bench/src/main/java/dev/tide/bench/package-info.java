@@ -7,8 +7,10 @@
  *       one query in a JVM of its own ({@link dev.tide.bench.EngineRun}), so process CPU time and peak
  *       resident memory belong to that run. Both engines read the same events: Flink's sources call the
  *       same {@link dev.tide.stream.nexmark.NexmarkGenerator} with the same seed, event-time rate and
- *       count. A figure is reported only when every run of both engines produced the same
- *       {@link dev.tide.bench.RowFingerprint} (the multiset of the final result rows).
+ *       count. Both end in a sink that keeps no rows (Tide's digest sink, Flink's
+ *       {@link dev.tide.bench.flink.FingerprintSink}). A figure is reported only when every run of
+ *       both engines produced the same {@link dev.tide.common.hash.RowFingerprint} (the multiset of the
+ *       final result rows).
  *   <li>{@link dev.tide.bench.RescaleCompareCommand}: rescale 2 → 4 of the job of
  *       {@link dev.tide.cli.bench.RescaleJob}; Tide reschedules online ({@link dev.tide.cli.bench.RescaleBench}),
  *       Flink stops with a savepoint and restores at the new parallelism

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tide.bench.flink.FlinkNexmarkRun;
 import dev.tide.bench.flink.NexmarkSources;
 import dev.tide.bench.tide.TideNexmarkRun;
+import dev.tide.common.hash.RowFingerprint;
 import dev.tide.stream.nexmark.NexmarkReference;
 import java.nio.file.Path;
 import java.time.Duration;

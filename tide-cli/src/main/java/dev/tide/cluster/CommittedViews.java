@@ -1,5 +1,6 @@
 package dev.tide.cluster;
 
+import dev.tide.common.hash.RowFingerprint;
 import dev.tide.meta.Meta;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.JobDefinition;
@@ -20,7 +21,7 @@ import java.util.function.Supplier;
 
 /**
  * Reads of a cluster's committed state, from the object store at meta's committed version:
- * materialized views ({@code tide ctl scan}) and source progress. Runs wherever meta runs.
+ * materialized views ({@code tide ctl scan}), digests and source progress. Runs wherever meta runs.
  */
 public final class CommittedViews {
   private final Supplier<Meta> meta;
@@ -58,6 +59,19 @@ public final class CommittedViews {
       out.add(Arrays.copyOf(row, t.getVisibleColumns()));
     }
     return out;
+  }
+
+  /**
+   * The committed digest of a digest sink: the fingerprint of the rows its input left behind up to
+   * the committed epoch, the sum of its actors' rows.
+   */
+  public RowFingerprint digest(String name) {
+    TableCatalog t = meta.get().digest(name).orElseThrow(() -> new IllegalArgumentException("unknown digest '" + name + "'"));
+    RowFingerprint.Builder total = new RowFingerprint.Builder();
+    for (Object[] row : StateTable.scanAll(reader(), t)) {
+      total.add(new RowFingerprint((Long) row[1], (Long) row[2], (Long) row[3]));
+    }
+    return total.build();
   }
 
   /** Committed progress of one source of a job. */

@@ -2,6 +2,7 @@ package dev.tide.cluster;
 
 import dev.tide.common.config.Config;
 import dev.tide.common.config.ConfigOption;
+import dev.tide.common.hash.RowFingerprint;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.Meta;
 import dev.tide.meta.MetaGrpcService;
@@ -292,7 +293,7 @@ public final class LocalCluster implements AutoCloseable {
     return JobGrpcService.submit(meta, config, plan);
   }
 
-  /** Reads of the committed state: views and source progress. */
+  /** Reads of the committed state: views, digests and source progress. */
   public CommittedViews views() {
     return views;
   }
@@ -300,6 +301,11 @@ public final class LocalCluster implements AutoCloseable {
   /** The committed rows of a materialized view (visible columns), in key order. */
   public List<Object[]> scan(String view) {
     return views.scan(view);
+  }
+
+  /** The committed digest of a digest sink (see {@link CommittedViews#digest}). */
+  public RowFingerprint digest(String name) {
+    return views.digest(name);
   }
 
   /** Committed progress of every source of the job. */

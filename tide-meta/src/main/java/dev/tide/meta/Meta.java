@@ -400,6 +400,20 @@ public final class Meta implements AutoCloseable {
     return call(() -> jobByName(jobName).layout);
   }
 
+  /** The state table of a digest sink (its rows add up to the digest). */
+  public Optional<TableCatalog> digest(String name) {
+    return call(() -> {
+      for (JobEntry j : jobs.values()) {
+        for (TableCatalog t : j.def.getTablesList()) {
+          if (t.getIsDigest() && t.getName().equals(name)) {
+            return Optional.of(t);
+          }
+        }
+      }
+      return Optional.empty();
+    });
+  }
+
   /** The catalog entry of a materialized view. */
   public Optional<TableCatalog> view(String name) {
     return call(() -> {

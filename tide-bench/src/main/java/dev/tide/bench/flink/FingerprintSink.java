@@ -1,6 +1,6 @@
 package dev.tide.bench.flink;
 
-import dev.tide.bench.RowFingerprint;
+import dev.tide.common.hash.RowFingerprint;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.api.connector.sink2.Sink;

@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.apache.flink.client.program.MiniClusterClient;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -35,6 +36,8 @@ public final class FlinkCluster implements AutoCloseable {
     config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, dir.resolve("checkpoints").toUri().toString());
     config.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, dir.resolve("savepoints").toUri().toString());
     config.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
+    // Any free port: a fixed 8081 makes a second benchmark on the machine hang at startup.
+    config.set(RestOptions.BIND_PORT, "0");
     mini = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(config)
         .setNumTaskManagers(1).setNumSlotsPerTaskManager(slots).build());
     mini.start();

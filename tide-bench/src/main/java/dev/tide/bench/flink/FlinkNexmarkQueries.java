@@ -38,7 +38,7 @@ import org.apache.flink.util.Collector;
  * The Nexmark queries Tide has built in ({@link NexmarkQueries}), written as Flink DataStream jobs the
  * way a Flink developer would: event-time windows closed by watermarks, keyed process functions with
  * heap state, no state kept longer than its window where the query allows it. Each job's final output,
- * once its bounded sources end, is the same multiset of rows as Tide's view of the query:
+ * once its bounded sources end, is the same multiset of rows as Tide's view (or digest) of the query:
  *
  * <ul>
  *   <li>q0 {@code (auction, bidder, price, date_time, _row_id)} of every bid;

@@ -1,6 +1,6 @@
 package dev.tide.bench.flink;
 
-import dev.tide.bench.RowFingerprint;
+import dev.tide.common.hash.RowFingerprint;
 import dev.tide.bench.tide.TideNexmarkRun.Timed;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import java.nio.file.Path;

@@ -356,11 +356,8 @@ public abstract sealed class ColumnBuilder
       offsets[++size] = bytes;
     }
 
+    /** Writes {@code v} in decimal at {@code pos}: one division per digit, digits counted by comparison. */
     private static int writeDecimal(byte[] out, int pos, long v) {
-      if (v == 0) {
-        out[pos] = '0';
-        return pos + 1;
-      }
       // Digits are produced from the negative magnitude: -Long.MIN_VALUE does not fit in a long.
       long neg = v;
       if (v < 0) {
@@ -368,15 +365,23 @@ public abstract sealed class ColumnBuilder
       } else {
         neg = -v;
       }
-      int digits = 0;
-      for (long t = neg; t < 0; t /= 10) {
+      int end = pos + decimalDigits(neg);
+      int p = end;
+      do {
+        long q = neg / 10;
+        out[--p] = (byte) ('0' + (q * 10 - neg));
+        neg = q;
+      } while (neg != 0);
+      return end;
+    }
+
+    /** Decimal digits of {@code -neg} for {@code neg <= 0} (1 for 0, at most 19). */
+    private static int decimalDigits(long neg) {
+      int digits = 1;
+      for (long bound = -10; digits < 19 && neg <= bound; bound *= 10) {
         digits++;
       }
-      for (int i = digits - 1; i >= 0; i--) {
-        out[pos + i] = (byte) ('0' - (neg % 10));
-        neg /= 10;
-      }
-      return pos + digits;
+      return digits;
     }
 
     @Override

@@ -18,6 +18,7 @@ import dev.tide.stream.actor.Outbox;
 import dev.tide.stream.actor.Dispatcher;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.operator.ActorContext;
+import dev.tide.stream.operator.DigestOp;
 import dev.tide.stream.operator.FilterOp;
 import dev.tide.stream.operator.GroupTopOp;
 import dev.tide.stream.operator.HashAggOp;
@@ -160,6 +161,7 @@ final class ActorBuilder {
       case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);
       case MATERIALIZE -> new MaterializeOp(n.getMaterialize().getTableId(), ctx);
       case SINK -> new SinkOp(n.getSink().getPath(), ctx.actorId(), ctx.store());
+      case DIGEST -> new DigestOp(n.getDigest().getTableId(), Types.ints(n.getDigest().getColumnsList()), ctx);
       case MERGE -> new MergeOp();
       case KIND_NOT_SET -> throw new IllegalArgumentException("plan node " + n.getId() + " has no operator kind");
     };

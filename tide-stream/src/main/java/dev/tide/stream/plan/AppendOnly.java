@@ -23,7 +23,7 @@ public final class AppendOnly {
   public static boolean derive(PlanNode.KindCase kind, boolean[] inputs) {
     return switch (kind) {
       case SOURCE -> true;
-      case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK, LOCAL_AGG -> inputs[0];
+      case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK, DIGEST, LOCAL_AGG -> inputs[0];
       case HASH_JOIN -> inputs[0] && inputs[1];
       default -> false;
     };

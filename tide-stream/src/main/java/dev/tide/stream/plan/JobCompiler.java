@@ -209,7 +209,7 @@ public final class JobCompiler {
     }
     provided[id] = switch (n.getKindCase()) {
       case SOURCE -> Dist.ANY;
-      case FILTER, WINDOW, TOP_FILTER, GROUP_TOP, MATERIALIZE, SINK -> in[0];
+      case FILTER, WINDOW, TOP_FILTER, GROUP_TOP, MATERIALIZE, SINK, DIGEST -> in[0];
       case PROJECT -> mapThroughProject(n, in[0]);
       case HASH_AGG -> {
         if (in[0].kind() != Kind.HASH) {
@@ -484,11 +484,12 @@ public final class JobCompiler {
     return job.build();
   }
 
+  /** Views and digests are read by name, so no two of them share one. */
   private static void checkUniqueViewNames(JobDefinition.Builder job) {
     Set<String> names = new LinkedHashSet<>();
     for (TableCatalog t : job.getTablesList()) {
-      if (t.getIsMv() && !names.add(t.getName())) {
-        throw new PlanException("job '" + job.getName() + "' materializes two views named '" + t.getName() + "'");
+      if ((t.getIsMv() || t.getIsDigest()) && !names.add(t.getName())) {
+        throw new PlanException("job '" + job.getName() + "' has two views or digests named '" + t.getName() + "'");
       }
     }
   }
@@ -580,6 +581,16 @@ public final class JobCompiler {
         TableCatalog t = table(next, b.getMaterialize().getName(), Types.schema(b.getSchemaList()).fields(), pk, dist, frag)
             .toBuilder().setIsMv(true).setVisibleColumns(b.getMaterialize().getVisibleColumns()).build();
         out.add(t);
+        return next + 1;
+      }
+      case DIGEST -> {
+        // Keyed by actor, not by vnode: a digest sink chains onto any stream (a source's included),
+        // whose rows fall in vnodes no actor owns. Only the actor writes its row; an actor a
+        // rescale removes leaves its row, a committed part of the total, and new actors get new ids.
+        b.getDigestBuilder().setTableId(next);
+        List<Field> cols = List.of(new Field("actor", DataType.BIGINT), new Field("rows", DataType.BIGINT),
+            new Field("sum_a", DataType.BIGINT), new Field("sum_b", DataType.BIGINT));
+        out.add(table(next, b.getDigest().getName(), cols, new int[] {0}, new int[0], frag).toBuilder().setIsDigest(true).build());
         return next + 1;
       }
       default -> {

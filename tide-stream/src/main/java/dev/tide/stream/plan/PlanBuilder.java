@@ -5,6 +5,7 @@ import dev.tide.common.types.Field;
 import dev.tide.common.types.Schema;
 import dev.tide.proto.plan.AggCall;
 import dev.tide.proto.plan.AggKind;
+import dev.tide.proto.plan.DigestNode;
 import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.FilterNode;
 import dev.tide.proto.plan.GroupTopNode;
@@ -60,7 +61,7 @@ public final class PlanBuilder {
 
   public Plan build() {
     if (sinks == 0) {
-      throw new PlanException("plan '" + name + "' has no materialized view or sink: add materialize(...) or sink(...)");
+      throw new PlanException("plan '" + name + "' has no materialized view or sink: add materialize(...), digest(...) or sink(...)");
     }
     return Plan.newBuilder().setName(name).addAllNodes(nodes).build();
   }
@@ -313,6 +314,27 @@ public final class PlanBuilder {
               + " does not cover the stream key column '" + schema.field(k).name() + "'; add it to the primary key");
         }
       }
+    }
+
+    /**
+     * Ends this stream in a digest sink: it keeps no rows, only the netted {@link
+     * dev.tide.common.hash.RowFingerprint} of the visible columns of its changelog, committed with
+     * each epoch (exactly once). The job's digest is the fingerprint of the rows a view of this
+     * stream would hold; read it by name (the cluster's committed digests). Like a benchmark's
+     * blackhole sink, but checkable.
+     */
+    public void digest(String digestName) {
+      if (digestName == null || !digestName.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        throw new PlanException("digest name '" + digestName + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
+      }
+      DigestNode.Builder d = DigestNode.newBuilder().setName(digestName);
+      for (int i = 0; i < hidden.length; i++) {
+        if (!hidden[i]) {
+          d.addColumns(i);
+        }
+      }
+      sinks++;
+      add(PlanNode.newBuilder().setDigest(d), List.of(this), schema, key, hidden);
     }
 
     /** Writes this stream's changelog to a file (one line per row: op and values). */

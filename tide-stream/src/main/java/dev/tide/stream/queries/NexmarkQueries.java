@@ -23,7 +23,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The built-in Nexmark queries as plans. Each materializes one view named like the query. Windows:
+ * The built-in Nexmark queries as plans. Each ends in one {@link Terminal} named like the query: a
+ * materialized view ({@link #plan(String, Map)}), or a digest sink that keeps no rows. Windows:
  * tumbling 10 s (q7, q8), hopping 10 s every 2 s (q5). Stateful queries project their sources to
  * the columns they use first, so joins and windows carry and store no more (the plan builder does
  * not prune columns by itself). q7 takes each window's highest bids as a top with ties
@@ -40,20 +41,35 @@ public final class NexmarkQueries {
     return new TreeSet<>(List.of("q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8"));
   }
 
-  /** The plan of a query; {@code options} go to every Nexmark source (events, rate, seed, splits, ...). */
+  /** How a query's result stream ends; named like the query. */
+  @FunctionalInterface
+  public interface Terminal {
+    /** A materialized view: the query's result rows, durable and scannable. */
+    Terminal MATERIALIZE = (result, name) -> result.materialize(name);
+    /** A digest sink: only the fingerprint of the result rows (the benchmarks' blackhole sink). */
+    Terminal DIGEST = (result, name) -> result.digest(name);
+
+    void end(Stream result, String name);
+  }
+
+  /** The plan of a query ending in a view; {@code options} go to every Nexmark source (events, rate, seed, splits, ...). */
   public static Plan plan(String query, Map<String, String> options) {
+    return plan(query, options, Terminal.MATERIALIZE);
+  }
+
+  /** The plan of a query ending in {@code terminal}. */
+  public static Plan plan(String query, Map<String, String> options, Terminal terminal) {
     PlanBuilder b = new PlanBuilder(query);
-    switch (query) {
-      case "q0" -> b.source("nexmark", "bid", options).project("auction", "bidder", "price", "date_time", "_row_id").materialize("q0");
+    Stream result = switch (query) {
+      case "q0" -> b.source("nexmark", "bid", options).project("auction", "bidder", "price", "date_time", "_row_id");
       case "q1" -> b.source("nexmark", "bid", options)
-          .project(List.of(n("auction"), n("bidder"), new Named(mul(lit(0.908), col("price")), "price"), n("date_time"), n("_row_id")))
-          .materialize("q1");
+          .project(List.of(n("auction"), n("bidder"), new Named(mul(lit(0.908), col("price")), "price"), n("date_time"), n("_row_id")));
       case "q2" -> b.source("nexmark", "bid", options).filter(eq(mod(col("auction"), lit(123L)), lit(0L)))
-          .project("auction", "price", "_row_id").materialize("q2");
+          .project("auction", "price", "_row_id");
       case "q3" -> {
         Stream auctions = b.source("nexmark", "auction", options).filter(eq(col("category"), lit(10L)));
         Stream persons = b.source("nexmark", "person", options).filter(in(col("state"), lit("OR"), lit("ID"), lit("CA")));
-        auctions.join(persons, List.of("seller"), List.of("id")).project("name", "city", "state", "id").materialize("q3");
+        yield auctions.join(persons, List.of("seller"), List.of("id")).project("name", "city", "state", "id");
       }
       case "q4" -> {
         Stream auctions = b.source("nexmark", "auction", options).project("id", "category", "date_time", "expires");
@@ -61,7 +77,7 @@ public final class NexmarkQueries {
         Stream winning = auctions.join(bids, List.of("id"), List.of("auction"))
             .filter(and(ge(col("date_time_r"), col("date_time")), le(col("date_time_r"), col("expires"))))
             .groupBy("id", "category").agg(Agg.max("price", "final"));
-        winning.groupBy("category").agg(Agg.avg("final", "avg_final")).materialize("q4");
+        yield winning.groupBy("category").agg(Agg.avg("final", "avg_final"));
       }
       case "q5" -> {
         Stream counts = b.source("nexmark", "bid", options).project("auction", "date_time").hop("date_time", HOP_SIZE, HOP_SLIDE)
@@ -69,24 +85,25 @@ public final class NexmarkQueries {
         Stream maxes = counts.groupBy("window_start").agg(Agg.max("num", "maxn"));
         // Joined on the count itself, so a new maximum meets only the auctions that have it (not
         // the whole window); partitioned by window, so each window's changes stay in order at one actor.
-        counts.join(maxes, List.of("window_start", "num"), List.of("window_start", "maxn"), List.of("window_start"))
-            .project("auction", "num", "window_start").materialize("q5");
+        yield counts.join(maxes, List.of("window_start", "num"), List.of("window_start", "maxn"), List.of("window_start"))
+            .project("auction", "num", "window_start");
       }
       case "q7" -> {
-        b.source("nexmark", "bid", options).project("auction", "price", "bidder", "date_time", "_row_id")
+        yield b.source("nexmark", "bid", options).project("auction", "price", "bidder", "date_time", "_row_id")
             .tumble("date_time", TUMBLE).groupBy("window_start").maxRows("price")
-            .project("auction", "price", "bidder", "date_time", "_row_id").materialize("q7");
+            .project("auction", "price", "bidder", "date_time", "_row_id");
       }
       case "q8" -> {
         Stream persons = b.source("nexmark", "person", options).tumble("date_time", TUMBLE)
             .groupBy("id", "name", "window_start").agg();
         Stream sellers = b.source("nexmark", "auction", options).tumble("date_time", TUMBLE)
             .groupBy("seller", "window_start").agg();
-        persons.join(sellers, List.of("id", "window_start"), List.of("seller", "window_start"))
-            .project("id", "name", "window_start").materialize("q8");
+        yield persons.join(sellers, List.of("id", "window_start"), List.of("seller", "window_start"))
+            .project("id", "name", "window_start");
       }
       default -> throw new PlanException("unknown query '" + query + "'; built-in queries: " + names());
-    }
+    };
+    terminal.end(result, query);
     return b.build();
   }
 

@@ -106,6 +106,32 @@ class JobCompilerTest {
   }
 
   @Test
+  void aDigestChainsOntoItsInputAndKeepsOneRowPerActor() {
+    JobDefinition job = JobCompiler.compile(NexmarkQueries.plan("q0", OPTS, NexmarkQueries.Terminal.DIGEST), 7, 256, BASE);
+    assertThat(job.getFragmentsCount()).isEqualTo(1);
+    Fragment only = job.getFragments(0);
+    assertThat(kinds(only)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.PROJECT, PlanNode.KindCase.DIGEST);
+    PlanNode digest = rootNode(only);
+    TableCatalog t = table(job, "q0");
+    assertThat(digest.getDigest().getTableId()).isEqualTo(t.getTableId());
+    assertThat(digest.getDigest().getColumnsList()).containsExactly(0, 1, 2, 3, 4);
+    assertThat(t.getIsDigest()).isTrue();
+    assertThat(t.getIsMv()).isFalse();
+    assertThat(t.getPkList()).containsExactly(0);
+    assertThat(t.getDistKeyList()).isEmpty();
+    assertThat(only.getStateTableIdsList()).contains(t.getTableId());
+  }
+
+  @Test
+  void aDigestFingerprintsOnlyVisibleColumns() {
+    // q3 projects away the join's stream key (auction id, person id): it stays as hidden columns.
+    JobDefinition job = JobCompiler.compile(NexmarkQueries.plan("q3", OPTS, NexmarkQueries.Terminal.DIGEST), 7, 256, BASE);
+    PlanNode digest = rootNode(fragmentWith(job, PlanNode.KindCase.DIGEST));
+    assertThat(digest.getSchemaCount()).isGreaterThan(4);
+    assertThat(digest.getDigest().getColumnsList()).containsExactly(0, 1, 2, 3);
+  }
+
+  @Test
   void q5PreCountsPerChunkHashesByAuctionAndWindowThenMaxesAndJoinsOnWindowAndCountByWindow() {
     JobDefinition job = compile("q5");
     Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);

@@ -227,7 +227,7 @@ class PlanBuilderErrorsTest {
   @Test
   void planWithoutAViewOrSinkIsRefused() {
     bids().filter(gt(col("price"), lit(1L)));
-    refused(b::build, "plan 'job' has no materialized view or sink", "add materialize(...) or sink(...)");
+    refused(b::build, "plan 'job' has no materialized view or sink", "add materialize(...), digest(...) or sink(...)");
   }
 
   @Test
@@ -241,7 +241,21 @@ class PlanBuilderErrorsTest {
     s.materialize("v");
     s.filter(gt(col("price"), lit(1L))).materialize("v");
     Plan p = b.build();
-    refused(() -> JobCompiler.compile(p, 1, 256, 1000), "job 'job' materializes two views named 'v'");
+    refused(() -> JobCompiler.compile(p, 1, 256, 1000), "job 'job' has two views or digests named 'v'");
+  }
+
+  @Test
+  void aDigestNamedLikeAViewIsRefusedWhenCompiled() {
+    Stream s = bids();
+    s.materialize("v");
+    s.digest("v");
+    Plan p = b.build();
+    refused(() -> JobCompiler.compile(p, 1, 256, 1000), "job 'job' has two views or digests named 'v'");
+  }
+
+  @Test
+  void aDigestNameMustBeAnIdentifier() {
+    refused(() -> bids().digest("no such"), "digest name 'no such' must be an identifier");
   }
 
   @Test
