@@ -35,6 +35,8 @@ import java.util.Set;
  * into its first input's fragment when that input needs no exchange and has no other consumer;
  * otherwise its inputs are merges fed by edges, NO_SHUFFLE where no exchange is needed. Fragments
  * linked by NO_SHUFFLE must scale together.
+ *
+ * <p>Before that, sources are pruned to the columns their consumers read ({@link SourcePruning}).
  */
 public final class JobCompiler {
   private enum Kind { ANY, SINGLE, HASH }
@@ -57,7 +59,8 @@ public final class JobCompiler {
   private final int jobId;
   private final int vnodeCount;
   private final int tableIdBase;
-  private final List<PlanNode> nodes;
+  /** The plan's nodes; after validation, with the sources pruned ({@link SourcePruning}). */
+  private List<PlanNode> nodes;
   private final Dist[] provided;
   private final boolean[][] exchange;
   private final Need[][] needs;
@@ -108,6 +111,7 @@ public final class JobCompiler {
       }
     }
     checkAppendOnlyClaims();
+    nodes = SourcePruning.apply(nodes);
     for (PlanNode n : nodes) {
       analyze(n);
     }
