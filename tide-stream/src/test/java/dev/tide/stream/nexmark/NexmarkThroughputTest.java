@@ -22,7 +22,7 @@ class NexmarkThroughputTest {
 
   @Test
   void reportsGenerationThroughput() {
-    run(2_000_000, 3);
+    run(1_000_000, 3);
   }
 
   public static void main(String[] args) {
