@@ -11,11 +11,14 @@ import dev.tide.cli.playground.PlaygroundView;
 import dev.tide.cli.playground.ProcessPlayground;
 import dev.tide.cli.playground.Sample;
 import dev.tide.cluster.LocalCluster;
+import dev.tide.cluster.OptimizerGroups;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
 import dev.tide.meta.group.GroupGrpcService;
 import dev.tide.meta.group.TableGrpcService;
+import dev.tide.optimizer.group.GroupConfig;
+import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.workload.WorkloadOptions;
 import dev.tide.meta.admin.WorkerLauncher;
 import java.io.IOException;
@@ -24,6 +27,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -42,7 +47,7 @@ import picocli.CommandLine.Spec;
         "",
         "While it runs, q5 is scaled out (at 40%% of the duration) and back in (at 70%%) online, and meta's"
             + " admin API answers 'tide ctl' (e.g. ./tide ctl cluster) on 127.0.0.1. Runs of a minute or more also start a"
-            + " bounded backfill (q1 over 3,000,000 events) at 10%%: the optimizer group scales up for the compaction it causes"
+            + " bounded backfill (q1 over 3,000,000 events at 150,000/s) at 10%%: the optimizer group scales up for the compaction it causes"
             + " and drains back once idle, and every action of its keeper is printed with its reason.",
         ""})
 final class PlaygroundCommand implements Callable<Integer> {
@@ -101,9 +106,11 @@ final class PlaygroundCommand implements Callable<Integer> {
     List<PlaygroundView> views = PlaygroundView.standard();
     Playground playground = new Playground(settings, views, PlaygroundScript.standard(settings, views), out);
     // Compaction sized for a demo's state (tens of MB, not GB): tasks of 8 MB, so that the burst's
-    // compactions split into several tasks, and a trigger of 16 L0 files.
+    // compactions split into several tasks, and a trigger of 16 L0 files. The playground creates its
+    // own optimizer group (DEMO_GROUP) instead of the embedded default.
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval)
-        .with(WorkloadOptions.TASK_INPUT_BYTES, 8L << 20).with(WorkloadOptions.L0_FILES, 16);
+        .with(WorkloadOptions.TASK_INPUT_BYTES, 8L << 20).with(WorkloadOptions.L0_FILES, 16)
+        .with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
 
     Cleanup cleanup = new Cleanup(temporary ? dir : null);
     Thread hook = new Thread(cleanup::run, "tide-playground-cleanup");
@@ -111,6 +118,7 @@ final class PlaygroundCommand implements Callable<Integer> {
     try {
       LocalCluster cluster = new LocalCluster(dir, config, nodes, slots);
       cleanup.cluster = cluster;
+      cluster.groups().create(DEMO_GROUP);
       AdminServer admin = startAdmin(cluster);
       cleanup.admin = admin;
       Sample last = playground.run(cluster, admin.address());
@@ -122,6 +130,23 @@ final class PlaygroundCommand implements Callable<Integer> {
     out.println();
     out.println(temporary ? "Done; the temporary data directory was deleted." : "Done; data kept in " + dir + ".");
     return TideCli.EXIT_OK;
+  }
+
+  /**
+   * The playground's optimizer group: the embedded default's settings, with instances of one thread
+   * (a floor of one) and backlog timers of 1 s, so that a compaction burst a demo's machine can
+   * produce shows the pool growing instance by instance, and shrinking after the 30 s idle timeout.
+   */
+  static final GroupDefinition DEMO_GROUP = demoGroup();
+
+  private static GroupDefinition demoGroup() {
+    Map<String, String> p = new TreeMap<>(OptimizerGroups.DEFAULT_GROUP.properties());
+    p.put(GroupConfig.MIN_PARALLELISM.key(), "1");
+    p.put(GroupConfig.MAX_PARALLELISM.key(), "4");
+    p.put(GroupConfig.EXECUTOR_PARALLELISM.key(), "1");
+    p.put(GroupConfig.SCHEDULER_BACKLOG_TIMEOUT.key(), "1s");
+    p.put(GroupConfig.SUSTAINED_BACKLOG_TIMEOUT.key(), "1s");
+    return GroupDefinition.of(OptimizerGroups.DEFAULT_GROUP.name(), OptimizerGroups.DEFAULT_GROUP.provider(), p);
   }
 
   /**

@@ -99,12 +99,12 @@ public final class Playground {
     }
 
     /**
-     * Starts a query as a bounded, unthrottled backfill of {@code events} events (a burst of state
-     * writes, hence of compaction work); returns what was placed.
+     * Starts a query as a bounded backfill of {@code events} events at {@code rate} events/s (a
+     * burst of state writes, hence of compaction work); returns what was placed.
      */
-    public String backfill(String query, long events) {
+    public String backfill(String query, long events, long rate) {
       Map<String, String> o = new LinkedHashMap<>(sourceOptions());
-      o.remove(NexmarkSourceOptions.RATE.key());
+      o.put(NexmarkSourceOptions.RATE.key(), String.valueOf(rate));
       o.put(NexmarkSourceOptions.EVENTS.key(), String.valueOf(events));
       JobDefinition def = cluster.submit(NexmarkQueries.plan(query, o));
       int actors = cluster.meta().layout(def.getName()).allActors().size();

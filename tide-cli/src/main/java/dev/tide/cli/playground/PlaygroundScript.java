@@ -17,12 +17,15 @@ public final class PlaygroundScript {
   /** The view the standard script rescales while it runs. */
   static final String SCALED = "q5";
   /**
-   * The compaction burst: a bounded, unthrottled job whose view takes every bid. Its writes fill L0
-   * faster than the optimizer group's floor compacts them, so the group scales up; once the job is
-   * done the added instances idle and drain after the group's idle timeout (30s).
+   * The compaction burst: a bounded job whose view takes every bid, at a rate that spans many
+   * barriers (unthrottled, the engine would finish it in two or three, too few L0 files for a
+   * sustained backlog). Its writes fill L0 faster than the optimizer group's floor compacts them, so
+   * the group scales up; once the job is done the added instances idle and drain after the group's
+   * idle timeout (30s).
    */
   static final String BURST_QUERY = "q1";
   static final long BURST_EVENTS = 3_000_000;
+  static final long BURST_RATE = 150_000;
   /** Shorter runs end before an idle instance could drain: they skip the burst. */
   static final Duration BURST_MIN_DURATION = Duration.ofSeconds(60);
 
@@ -39,7 +42,8 @@ public final class PlaygroundScript {
     }
     if (settings.duration().compareTo(BURST_MIN_DURATION) >= 0) {
       steps.add(new PlaygroundStep(fraction(settings.duration(), 10), "backfill " + BURST_QUERY + " over " + Cells.count(BURST_EVENTS)
-          + " events (a burst of compaction work)", session -> session.backfill(BURST_QUERY, BURST_EVENTS)));
+          + " events at " + Cells.count(BURST_RATE) + "/s (a burst of compaction work)",
+          session -> session.backfill(BURST_QUERY, BURST_EVENTS, BURST_RATE)));
     }
     if (views.stream().anyMatch(v -> v.query().equals(SCALED))) {
       int out = scaledOut(settings);

@@ -23,8 +23,13 @@ import java.util.Objects;
  * {@code base(e) = mix64(mix64(seed) + e * GAMMA)}; each field owns a fixed slot {@code s}, so the
  * value of a field does not depend on which other fields were drawn.
  *
- * <p>Thread-safety: immutable; all methods may be called from any thread. {@link #appendRow} does
- * not allocate per row (its scratch buffer for composed strings is thread-local).
+ * <p>Rows come three ways with equal values: boxed ({@link #row}, the reference), appended to a
+ * chunk builder ({@link #appendRow}), or a chunk at a time with chosen columns ({@link #batch}, what
+ * sources use: it computes only those columns).
+ *
+ * <p>Thread-safety: immutable; all methods may be called from any thread (a {@link NexmarkBatch} is
+ * confined). {@link #appendRow} does not allocate per row (its scratch buffer for composed strings
+ * is thread-local).
  */
 public final class NexmarkGenerator {
   /** Events per block of the standard mix. */
@@ -42,29 +47,30 @@ public final class NexmarkGenerator {
   private static final int FIRST_BID_OFFSET = PERSONS_PER_BLOCK + AUCTIONS_PER_BLOCK;
   private static final long GAMMA = 0x9E3779B97F4A7C15L;
 
-  // Draw slots, one per random field.
-  private static final int S_NAME = 0;
-  private static final int S_EMAIL_NUMBER = 1;
-  private static final int S_EMAIL_DOMAIN = 2;
-  private static final int S_CARD = 3;
-  private static final int S_CITY = 4;
-  private static final int S_STATE = 5;
-  private static final int S_EXTRA = 6;
-  private static final int S_ITEM = 7;
-  private static final int S_DESCRIPTION = 8;
-  private static final int S_INITIAL_BID = 9;
-  private static final int S_RESERVE = 10;
-  private static final int S_DURATION = 11;
-  private static final int S_SELLER_HOT = 12;
-  private static final int S_SELLER = 13;
-  private static final int S_CATEGORY = 14;
-  private static final int S_AUCTION_HOT = 15;
-  private static final int S_AUCTION = 16;
-  private static final int S_BIDDER_HOT = 17;
-  private static final int S_BIDDER = 18;
-  private static final int S_PRICE = 19;
-  private static final int S_CHANNEL = 20;
-  private static final int S_URL = 21;
+  // Draw slots, one per random field. Slots, value tables and field functions are package-private:
+  // NexmarkBatch composes the same fields column by column.
+  static final int S_NAME = 0;
+  static final int S_EMAIL_NUMBER = 1;
+  static final int S_EMAIL_DOMAIN = 2;
+  static final int S_CARD = 3;
+  static final int S_CITY = 4;
+  static final int S_STATE = 5;
+  static final int S_EXTRA = 6;
+  static final int S_ITEM = 7;
+  static final int S_DESCRIPTION = 8;
+  static final int S_INITIAL_BID = 9;
+  static final int S_RESERVE = 10;
+  static final int S_DURATION = 11;
+  static final int S_SELLER_HOT = 12;
+  static final int S_SELLER = 13;
+  static final int S_CATEGORY = 14;
+  static final int S_AUCTION_HOT = 15;
+  static final int S_AUCTION = 16;
+  static final int S_BIDDER_HOT = 17;
+  static final int S_BIDDER = 18;
+  static final int S_PRICE = 19;
+  static final int S_CHANNEL = 20;
+  static final int S_URL = 21;
 
   private static final String[] FIRST_NAMES = {
     "Ada", "Bruno", "Chiara", "Dmitri", "Elif", "Femi", "Greta", "Hiro", "Ines", "Jonas"
@@ -96,16 +102,21 @@ public final class NexmarkGenerator {
   private static final String[] EMAIL_LOCALS = lowerCase(cross(FIRST_NAMES, ".", LAST_NAMES));
   private static final String[] ITEM_NAMES = cross(ITEM_ADJECTIVES, " ", ITEM_NOUNS);
 
-  private static final byte[][] NAME_BYTES = ascii(NAMES);
-  private static final byte[][] EMAIL_LOCAL_BYTES = ascii(EMAIL_LOCALS);
-  private static final byte[][] EMAIL_DOMAIN_BYTES = ascii(EMAIL_DOMAINS);
-  private static final byte[][] CITY_BYTES = ascii(CITIES);
-  private static final byte[][] STATE_BYTES = ascii(STATES);
-  private static final byte[][] ITEM_NAME_BYTES = ascii(ITEM_NAMES);
-  private static final byte[][] DESCRIPTION_BYTES = ascii(DESCRIPTIONS);
-  private static final byte[][] CHANNEL_BYTES = ascii(CHANNELS);
-  private static final byte[][] URL_PREFIX_BYTES = ascii(URL_PREFIXES);
-  private static final byte[][] EXTRA_BYTES = ascii(EXTRAS);
+  static final byte[][] NAME_BYTES = ascii(NAMES);
+  static final byte[][] EMAIL_LOCAL_BYTES = ascii(EMAIL_LOCALS);
+  static final byte[][] EMAIL_DOMAIN_BYTES = ascii(EMAIL_DOMAINS);
+  static final byte[][] CITY_BYTES = ascii(CITIES);
+  static final byte[][] STATE_BYTES = ascii(STATES);
+  static final byte[][] ITEM_NAME_BYTES = ascii(ITEM_NAMES);
+  static final byte[][] DESCRIPTION_BYTES = ascii(DESCRIPTIONS);
+  static final byte[][] CHANNEL_BYTES = ascii(CHANNELS);
+  static final byte[][] URL_PREFIX_BYTES = ascii(URL_PREFIXES);
+  static final byte[][] EXTRA_BYTES = ascii(EXTRAS);
+
+  static final int MAX_EMAIL_BYTES = maxLength(EMAIL_LOCAL_BYTES) + 3 + maxLength(EMAIL_DOMAIN_BYTES);
+  static final int CREDIT_CARD_BYTES = 19;
+  /** Longest url: prefix and a number below 10^6. */
+  static final int MAX_URL_BYTES = maxLength(URL_PREFIX_BYTES) + 6;
 
   /** Longest composed string (email or credit card) is well under this. */
   private static final int SCRATCH_BYTES = 64;
@@ -181,6 +192,16 @@ public final class NexmarkGenerator {
     }
   }
 
+  /**
+   * A batch that builds chunks of {@code t}'s events with the given columns (indexes into
+   * {@code t.schema()}, distinct, in output order), up to {@code capacity} rows each; the values are
+   * {@link #row}'s. Use it where only some columns are needed or rows come by the chunk: it computes
+   * nothing for the other columns.
+   */
+  public NexmarkBatch batch(NexmarkTable t, int[] columns, int capacity) {
+    return new NexmarkBatch(this, t, columns.clone(), capacity);
+  }
+
   /** The same values {@link #appendRow} writes, boxed (Long for BIGINT and TIMESTAMP, String for VARCHAR). */
   public Object[] row(NexmarkTable t, long ordinal) {
     return switch (t) {
@@ -197,8 +218,8 @@ public final class NexmarkGenerator {
     byte[] buf = SCRATCH.get();
     longs(out, 0).append(FIRST_PERSON_ID + ordinal);
     strings(out, 1).append(NAME_BYTES[name], 0, NAME_BYTES[name].length);
-    strings(out, 2).append(buf, 0, writeEmail(buf, base, name));
-    strings(out, 3).append(buf, 0, writeCreditCard(buf, base));
+    strings(out, 2).append(buf, 0, writeEmail(buf, 0, base, name));
+    strings(out, 3).append(buf, 0, writeCreditCard(buf, 0, base));
     appendConst(out, 4, CITY_BYTES[pick(base, S_CITY, CITIES.length)]);
     appendConst(out, 5, STATE_BYTES[pick(base, S_STATE, STATES.length)]);
     longs(out, 6).append(config.eventTimeMillis(e));
@@ -213,8 +234,8 @@ public final class NexmarkGenerator {
     return new Object[] {
       FIRST_PERSON_ID + ordinal,
       NAMES[name],
-      new String(buf, 0, writeEmail(buf, base, name), StandardCharsets.US_ASCII),
-      new String(buf, 0, writeCreditCard(buf, base), StandardCharsets.US_ASCII),
+      new String(buf, 0, writeEmail(buf, 0, base, name), StandardCharsets.US_ASCII),
+      new String(buf, 0, writeCreditCard(buf, 0, base), StandardCharsets.US_ASCII),
       CITIES[pick(base, S_CITY, CITIES.length)],
       STATES[pick(base, S_STATE, STATES.length)],
       config.eventTimeMillis(e),
@@ -291,19 +312,19 @@ public final class NexmarkGenerator {
   // ---------------------------------------------------------------- field semantics
 
   /** Person id of the seller of the auction with event id {@code e}: a person generated before it. */
-  private long seller(long e, long base) {
+  long seller(long e, long base) {
     return FIRST_PERSON_ID + recentOrdinal(
         ordinalsBelow(NexmarkTable.PERSON, e), config.hotSellerRatio(), config.numActivePeople(), base, S_SELLER_HOT, S_SELLER);
   }
 
   /** Person id of the bidder of the bid with event id {@code e}: a person generated before it. */
-  private long bidder(long e, long base) {
+  long bidder(long e, long base) {
     return FIRST_PERSON_ID + recentOrdinal(
         ordinalsBelow(NexmarkTable.PERSON, e), config.hotBidderRatio(), config.numActivePeople(), base, S_BIDDER_HOT, S_BIDDER);
   }
 
   /** Auction id of the bid with event id {@code e}: an auction generated before it. */
-  private long bidAuction(long e, long base) {
+  long bidAuction(long e, long base) {
     return FIRST_AUCTION_ID + recentOrdinal(
         ordinalsBelow(NexmarkTable.AUCTION, e), config.hotAuctionRatio(), config.numInFlightAuctions(), base, S_AUCTION_HOT, S_AUCTION);
   }
@@ -322,32 +343,34 @@ public final class NexmarkGenerator {
   }
 
   /** {@code round(10^(u*6) * 100)} for uniform u in [0,1): between 100 and 10^8, never 0. */
-  private static long price(long base, int slot) {
+  static long price(long base, int slot) {
     return Math.round(Math.pow(10.0, unit(base, slot) * 6.0) * 100.0);
   }
 
-  private long auctionDurationMillis(long base) {
+  long auctionDurationMillis(long base) {
     return 1 + (long) (unit(base, S_DURATION) * (2 * config.avgAuctionDurationMillis()));
   }
 
-  private static long urlNumber(long base) {
+  static long urlNumber(long base) {
     return pick(base, S_URL, 1_000_000);
   }
 
-  /** "first.last" + number below 1000 + domain; returns the length written to {@code buf}. */
-  private static int writeEmail(byte[] buf, long base, int name) {
+  /**
+   * "first.last" + number below 1000 + domain, written at {@code pos}, at most {@link #MAX_EMAIL_BYTES};
+   * returns the position after it.
+   */
+  static int writeEmail(byte[] buf, int pos, long base, int name) {
     byte[] local = EMAIL_LOCAL_BYTES[name];
-    System.arraycopy(local, 0, buf, 0, local.length);
-    int pos = writeDecimal(buf, local.length, pick(base, S_EMAIL_NUMBER, 1000));
+    System.arraycopy(local, 0, buf, pos, local.length);
+    pos = writeDecimal(buf, pos + local.length, pick(base, S_EMAIL_NUMBER, 1000));
     byte[] domain = EMAIL_DOMAIN_BYTES[pick(base, S_EMAIL_DOMAIN, EMAIL_DOMAINS.length)];
     System.arraycopy(domain, 0, buf, pos, domain.length);
     return pos + domain.length;
   }
 
-  /** Four space-separated groups of four digits; returns the length written to {@code buf}. */
-  private static int writeCreditCard(byte[] buf, long base) {
+  /** Four space-separated groups of four digits ({@link #CREDIT_CARD_BYTES}) at {@code pos}; returns the position after it. */
+  static int writeCreditCard(byte[] buf, int pos, long base) {
     long r = draw(base, S_CARD) >>> 1;
-    int pos = 0;
     for (int g = 0; g < 4; g++) {
       if (g > 0) {
         buf[pos++] = ' ';
@@ -364,7 +387,7 @@ public final class NexmarkGenerator {
   }
 
   /** Writes non-negative {@code v} in decimal at {@code pos}; returns the position after it. */
-  private static int writeDecimal(byte[] buf, int pos, long v) {
+  static int writeDecimal(byte[] buf, int pos, long v) {
     int digits = 1;
     for (long t = v / 10; t > 0; t /= 10) {
       digits++;
@@ -378,7 +401,7 @@ public final class NexmarkGenerator {
 
   // ---------------------------------------------------------------- randomness
 
-  private long eventBase(long eventId) {
+  long eventBase(long eventId) {
     return mix64(seedMix + eventId * GAMMA);
   }
 
@@ -387,7 +410,7 @@ public final class NexmarkGenerator {
   }
 
   /** Uniform int in {@code [0, bound)} for {@code 1 <= bound <= 2^31-1} (multiply-shift reduction). */
-  private static int pick(long base, int slot, int bound) {
+  static int pick(long base, int slot, int bound) {
     return (int) (((draw(base, slot) >>> 32) * bound) >>> 32);
   }
 
@@ -433,6 +456,14 @@ public final class NexmarkGenerator {
       out[i] = values[i].toLowerCase(java.util.Locale.ROOT);
     }
     return out;
+  }
+
+  private static int maxLength(byte[][] values) {
+    int max = 0;
+    for (byte[] v : values) {
+      max = Math.max(max, v.length);
+    }
+    return max;
   }
 
   private static byte[][] ascii(String[] values) {

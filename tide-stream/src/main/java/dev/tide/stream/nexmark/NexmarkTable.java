@@ -6,7 +6,8 @@ import dev.tide.common.types.Schema;
 
 /**
  * The three Nexmark event streams and their column layouts. Column order is part of the contract:
- * {@link NexmarkGenerator#appendRow} and {@link NexmarkGenerator#row} write the columns in this order.
+ * {@link NexmarkGenerator#appendRow} and {@link NexmarkGenerator#row} write the columns in this order, and
+ * {@link NexmarkGenerator#batch} takes column indexes in it.
  * TIMESTAMP columns hold milliseconds since the Unix epoch.
  */
 public enum NexmarkTable {

@@ -41,6 +41,8 @@ import java.util.Set;
  * local phase ({@code LocalAggNode}, a compiler-only node with an id past the plan's) at the end of
  * its input's fragment, which combines each chunk before the exchange; the aggregation itself then
  * adds partial states ({@code partial_input}) and keeps its one-phase state table.
+ *
+ * <p>Before the analysis, sources are pruned to the columns their consumers read ({@link SourcePruning}).
  */
 public final class JobCompiler {
   private enum Kind { ANY, SINGLE, HASH }
@@ -63,7 +65,8 @@ public final class JobCompiler {
   private final int jobId;
   private final int vnodeCount;
   private final int tableIdBase;
-  private final List<PlanNode> nodes;
+  /** The plan's nodes; after validation, with the sources pruned ({@link SourcePruning}). */
+  private List<PlanNode> nodes;
   private final Dist[] provided;
   private final boolean[][] exchange;
   private final Need[][] needs;
@@ -121,6 +124,7 @@ public final class JobCompiler {
       }
     }
     checkAppendOnlyClaims();
+    nodes = SourcePruning.apply(nodes);
     for (PlanNode n : nodes) {
       analyze(n);
     }

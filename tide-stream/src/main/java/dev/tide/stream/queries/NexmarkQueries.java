@@ -27,7 +27,8 @@ import java.util.TreeSet;
  * materialized view ({@link #plan(String, Map)}), or a digest sink that keeps no rows. Windows:
  * tumbling 10 s (q7, q8), hopping 10 s every 2 s (q5). Stateful queries project their sources to
  * the columns they use first, so joins and windows carry and store no more (the plan builder does
- * not prune columns by itself). q7 takes each window's highest bids as a top with ties
+ * not prune columns by itself); the compiler then has such sources generate only those columns
+ * ({@code SourcePruning}). q7 takes each window's highest bids as a top with ties
  * ({@code maxRows}), whose state holds the leaders only, not every bid.
  */
 public final class NexmarkQueries {

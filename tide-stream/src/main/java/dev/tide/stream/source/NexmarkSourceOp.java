@@ -1,12 +1,11 @@
 package dev.tide.stream.source;
 
-import dev.tide.common.chunk.ChunkBuilder;
-import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.config.Config;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.SourceOperator;
+import dev.tide.stream.nexmark.NexmarkBatch;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import dev.tide.stream.nexmark.NexmarkGenerator;
 import dev.tide.stream.nexmark.NexmarkTable;
@@ -14,6 +13,7 @@ import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.state.StateTable;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.IntStream;
 
 /**
  * Emits one Nexmark table from the actor's splits. Split {@code s} of {@code S} owns the table's
@@ -24,6 +24,9 @@ import java.util.Locale;
  * once the stream's clock, {@code rate} event ids per second shared by the actors in proportion to
  * their splits, has passed its event id. So person, auction and bid sources of one job advance
  * together. Emission starts at the first barrier and stops while paused.
+ *
+ * <p>The source emits the table columns the node lists (all of them when it lists none), in that
+ * order, and computes no others.
  */
 public final class NexmarkSourceOp implements SourceOperator {
   private final NexmarkTable table;
@@ -33,7 +36,7 @@ public final class NexmarkSourceOp implements SourceOperator {
   private final long rate;
   private final int stateTableId;
   private final ActorContext ctx;
-  private final ChunkBuilder builder;
+  private final NexmarkBatch batch;
   private int[] splits;
   private long[] offsets;
   /** The offsets as the state table holds them: a barrier writes only the splits that moved since. */
@@ -57,7 +60,10 @@ public final class NexmarkSourceOp implements SourceOperator {
     this.rate = options.get(NexmarkSourceOptions.RATE);
     this.stateTableId = node.getStateTableId();
     this.ctx = ctx;
-    this.builder = new ChunkBuilder(table.schema().types(), StreamChunk.DEFAULT_CAPACITY);
+    int[] columns = node.getColumnsCount() == 0
+        ? IntStream.range(0, table.schema().size()).toArray()
+        : node.getColumnsList().stream().mapToInt(Integer::intValue).toArray();
+    this.batch = generator.batch(table, columns, StreamChunk.DEFAULT_CAPACITY);
   }
 
   @Override
@@ -130,19 +136,18 @@ public final class NexmarkSourceOp implements SourceOperator {
       int i = cursor;
       cursor = (cursor + 1) % splits.length;
       long o = offsets[i];
-      if (o >= limit || NexmarkGenerator.eventId(table, o) >= budget) {
+      if (o >= limit || (budget != Long.MAX_VALUE && NexmarkGenerator.eventId(table, o) >= budget)) {
         emptyRounds++;
         continue;
       }
       emptyRounds = 0;
-      generator.appendRow(table, o, builder);
+      batch.add(o);
       offsets[i] = o + splitCount;
-      StreamChunk full = builder.finishRow(Op.INSERT.code());
-      if (full != null) {
-        return full;
+      if (batch.isFull()) {
+        return batch.take();
       }
     }
-    return builder.take();
+    return batch.take();
   }
 
   @Override

@@ -9,12 +9,16 @@ import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.ConfigException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class NexmarkGeneratorTest {
@@ -120,6 +124,69 @@ class NexmarkGeneratorTest {
       }
       assertThat(k).isEqualTo(n);
     }
+  }
+
+  @Test
+  void batchesHoldRowsValuesOfTheChosenColumnsInTheirOrder() {
+    Random random = new Random(7);
+    for (long seed : new long[] {0, 42, -9}) {
+      NexmarkGenerator g = new NexmarkGenerator(CONFIG.withSeed(seed));
+      for (NexmarkTable t : NexmarkTable.values()) {
+        int width = t.schema().size();
+        List<int[]> choices = new ArrayList<>();
+        choices.add(IntStream.range(0, width).toArray());
+        for (int c = 0; c < width; c++) {
+          choices.add(new int[] {c});
+        }
+        for (int i = 0; i < 5; i++) {
+          List<Integer> shuffled = new ArrayList<>(IntStream.range(0, width).boxed().toList());
+          Collections.shuffle(shuffled, random);
+          choices.add(shuffled.subList(0, 1 + random.nextInt(width)).stream().mapToInt(Integer::intValue).toArray());
+        }
+        for (int[] columns : choices) {
+          NexmarkBatch batch = g.batch(t, columns, 50);
+          List<Long> ordinals = new ArrayList<>();
+          for (int r = 0; r < 120; r++) {
+            // Ordinals in no particular order, as a source interleaving its splits adds them.
+            ordinals.add(random.nextInt(3) == 0 ? random.nextLong(1L << 40) : random.nextInt(5000));
+          }
+          List<StreamChunk> chunks = new ArrayList<>();
+          for (long k : ordinals) {
+            batch.add(k);
+            if (batch.isFull()) {
+              chunks.add(batch.take());
+            }
+          }
+          chunks.add(batch.take());
+          assertThat(batch.take()).isNull();
+          int r = 0;
+          for (StreamChunk c : chunks) {
+            assertThat(c.columnCount()).isEqualTo(columns.length);
+            for (int i = 0; i < c.size(); i++, r++) {
+              Object[] full = g.row(t, ordinals.get(r));
+              Object[] expected = Arrays.stream(columns).mapToObj(col -> full[col]).toArray();
+              assertThat(c.op(i)).isEqualTo(Op.INSERT.code());
+              assertThat(c.row(i)).as("seed %d %s columns %s ordinal %d", seed, t, Arrays.toString(columns), ordinals.get(r))
+                  .containsExactly(expected);
+            }
+          }
+          assertThat(r).isEqualTo(ordinals.size());
+        }
+      }
+    }
+  }
+
+  @Test
+  void batchRefusesUnknownOrRepeatedColumnsAndAddsBeyondItsCapacity() {
+    NexmarkGenerator g = new NexmarkGenerator(CONFIG);
+    assertThatThrownBy(() -> g.batch(NexmarkTable.BID, new int[] {2, 8}, 16))
+        .hasMessageContaining("nexmark bid has columns 0..7").hasMessageContaining("column 8 does not exist");
+    assertThatThrownBy(() -> g.batch(NexmarkTable.PERSON, new int[] {1, 3, 1}, 16))
+        .hasMessageContaining("column 1 ('name') is asked for twice");
+    NexmarkBatch batch = g.batch(NexmarkTable.AUCTION, new int[] {0}, 1);
+    batch.add(5);
+    assertThatThrownBy(() -> batch.add(6)).hasMessageContaining("is full (1 rows)");
+    assertThat(batch.take().row(0)).containsExactly(NexmarkGenerator.FIRST_AUCTION_ID + 5);
   }
 
   @Test
