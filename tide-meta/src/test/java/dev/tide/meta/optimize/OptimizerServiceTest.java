@@ -271,13 +271,7 @@ class OptimizerServiceTest {
     List<SstInfo> outputs = io.get(1);
     assertThat(obsoleteRecords.keySet()).containsExactlyInAnyOrderElementsOf(inputs.stream().map(SstInfo::getId).toList());
 
-    service.maintain(); // readers are at the new version: the grace starts now
-    clock.advance(Duration.ofMillis(9_999));
-    service.maintain();
-    assertThat(inputs).allMatch(s -> objects.exists(s.getObjectPath()));
-    clock.advance(Duration.ofMillis(1));
-    service.maintain();
-    assertThat(inputs).noneMatch(s -> objects.exists(s.getObjectPath()));
+    deletedExactlyAfterTheGrace(inputs);
     assertThat(outputs).allMatch(s -> objects.exists(s.getObjectPath()));
     assertThat(service.deletedSsts()).isEqualTo(3);
     assertThat(obsoleteRecords).isEmpty();
@@ -293,15 +287,20 @@ class OptimizerServiceTest {
     GroupConfig group = GroupConfig.parse(Map.of(), "in-process");
     service = new OptimizingService(config, clock, committer, objects, g -> group, () -> version.get().getId());
     assertThat(service.obsoleteSstsWaiting()).isEqualTo(inputs.size());
-    service.maintain(); // readers are past the dropping version: the grace starts now
-    clock.advance(Duration.ofMillis(9_999));
-    service.maintain();
-    assertThat(inputs).allMatch(s -> objects.exists(s.getObjectPath()));
-    clock.advance(Duration.ofMillis(1));
-    service.maintain();
-    assertThat(inputs).noneMatch(s -> objects.exists(s.getObjectPath()));
+    deletedExactlyAfterTheGrace(inputs);
     assertThat(obsoleteRecords).isEmpty();
     assertThat(service.obsoleteSstsWaiting()).isZero();
+  }
+
+  /** Readers are past the dropping version: {@code dropped} go once the 10 s grace has passed, not before. */
+  void deletedExactlyAfterTheGrace(List<SstInfo> dropped) {
+    service.maintain(); // the grace starts now
+    clock.advance(Duration.ofMillis(9_999));
+    service.maintain();
+    assertThat(dropped).allMatch(s -> objects.exists(s.getObjectPath()));
+    clock.advance(Duration.ofMillis(1));
+    service.maintain();
+    assertThat(dropped).noneMatch(s -> objects.exists(s.getObjectPath()));
   }
 
   @Test

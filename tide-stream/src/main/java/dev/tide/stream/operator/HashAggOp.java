@@ -333,7 +333,7 @@ public final class HashAggOp implements Operator {
 
   /** The group of row {@code row}, from the cache or else loaded. */
   private Group group(Column[] keyColumns, int row) {
-    if (longCache != null && probeOf(keyColumns, row)) {
+    if (longCache != null && probeOf(keyColumns, row, probe)) {
       Group g = longCache.get(probe);
       if (g == null) {
         g = load(boxedKey(keyColumns, row));
@@ -359,8 +359,11 @@ public final class HashAggOp implements Operator {
     return key;
   }
 
-  /** Fills {@link #probe} with the integer key of the row; false if a key column is null. */
-  private boolean probeOf(Column[] keyColumns, int row) {
+  /**
+   * Fills {@code probe} with the integer group key of {@code row} (key columns all BIGINT or INT);
+   * false if a key column is null. Shared with {@link LocalAggOp}.
+   */
+  static boolean probeOf(Column[] keyColumns, int row, long[] probe) {
     for (int k = 0; k < keyColumns.length; k++) {
       Column c = keyColumns[k];
       if (c.isNull(row)) {

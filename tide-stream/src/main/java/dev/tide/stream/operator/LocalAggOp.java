@@ -262,7 +262,7 @@ public final class LocalAggOp implements Operator {
   }
 
   private Partial partial(Column[] keyColumns, int row) {
-    if (longGroups != null && probeOf(keyColumns, row)) {
+    if (longGroups != null && HashAggOp.probeOf(keyColumns, row, probe)) {
       Partial p = longGroups.get(probe);
       if (p == null) {
         p = new Partial(row, kinds.length);
@@ -280,18 +280,6 @@ public final class LocalAggOp implements Operator {
       order.add(p);
       return p;
     });
-  }
-
-  /** Fills {@link #probe} with the integer key of the row; false if a key column is null. */
-  private boolean probeOf(Column[] keyColumns, int row) {
-    for (int k = 0; k < keyColumns.length; k++) {
-      Column c = keyColumns[k];
-      if (c.isNull(row)) {
-        return false;
-      }
-      probe[k] = c instanceof LongColumn l ? l.getLong(row) : ((IntColumn) c).getInt(row);
-    }
-    return true;
   }
 
   private void append(Partial p, Column[] keyColumns, Emitter out) throws InterruptedException {
