@@ -43,6 +43,11 @@ public final class KeyEncoder {
     len = length;
   }
 
+  /** The encoder's buffer, whose first {@link #length} bytes are the key: valid until the next write; do not modify. */
+  public byte[] buffer() {
+    return buf;
+  }
+
   public byte[] toByteArray() {
     return Arrays.copyOf(buf, len);
   }

@@ -1,10 +1,9 @@
 package dev.tide.stream.state;
 
-import dev.tide.storage.sst.Hashing;
-
 /**
- * A set of 32-bit fingerprints of byte strings (open addressing): {@link #mightContain} is never
- * false for a string added, and true for a string never added about once in {@code 2^32 / size}.
+ * A set of 32-bit fingerprints of byte strings ({@link KeyHash}es; open addressing): {@link
+ * #mightContain} is never false for a string added, and true for a string never added about once
+ * in {@code 2^32 / size}.
  * It holds at most {@code maxSize} fingerprints; {@link #add} refuses more.
  *
  * <p>Thread-safety: confined to one thread.
@@ -23,9 +22,8 @@ final class KeyFingerprints {
     return size;
   }
 
-  /** Adds the fingerprint of {@code a[0, len)}; false (and nothing added) if the set is full. */
-  boolean add(byte[] a, int len) {
-    int f = fingerprint(a, len);
+  /** Adds fingerprint {@code f} (a {@link KeyHash}, never 0); false (and nothing added) if the set is full. */
+  boolean add(int f) {
     int mask = slots.length - 1;
     for (int i = f & mask; ; i = (i + 1) & mask) {
       int s = slots[i];
@@ -45,8 +43,7 @@ final class KeyFingerprints {
     }
   }
 
-  boolean mightContain(byte[] a, int len) {
-    int f = fingerprint(a, len);
+  boolean mightContain(int f) {
     int mask = slots.length - 1;
     for (int i = f & mask; ; i = (i + 1) & mask) {
       int s = slots[i];
@@ -72,12 +69,5 @@ final class KeyFingerprints {
         slots[i] = f;
       }
     }
-  }
-
-  /** The store's key hash ({@link Hashing}) of {@code a[0, len)} folded to a non-zero int. */
-  static int fingerprint(byte[] a, int len) {
-    long h = Hashing.hash(a, 0, len);
-    int f = (int) (h ^ (h >>> 32));
-    return f == 0 ? 1 : f;
   }
 }

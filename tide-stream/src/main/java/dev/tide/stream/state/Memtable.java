@@ -1,9 +1,6 @@
 package dev.tide.stream.state;
 
 import dev.tide.storage.SortedWriteBatch;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.NavigableMap;
 import java.util.TreeMap;
@@ -32,8 +29,6 @@ final class Memtable {
   /** An arena larger than this is not kept for the next epoch when that epoch used a quarter of it or less. */
   private static final int KEEP_ARENA_BYTES = 1 << 20;
 
-  private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
   private final int vnodeCount;
   private byte[] arena = new byte[4096];
   private int arenaUsed;
@@ -53,15 +48,24 @@ final class Memtable {
 
   /** Writes {@code value} ({@link #TOMBSTONE} for a delete) at {@code key}; both arrays are copied. */
   void put(byte[] key, byte[] value) {
-    int h = hash(key);
+    put(key, key.length, KeyHash.of(key, key.length), value);
+  }
+
+  /**
+   * Writes {@code value} ({@link #TOMBSTONE} for a delete) at the key {@code key[0, keyLength)}, whose
+   * {@link KeyHash} is {@code hash}; the key's bytes and the value are copied, so the caller may reuse
+   * both arrays.
+   */
+  void put(byte[] key, int keyLength, int hash, byte[] value) {
+    int h = hash;
     int mask = slots.length - 1;
     int i = h & mask;
     for (int s; (s = slots[i]) != 0; i = (i + 1) & mask) {
       int at = s - 1;
-      if (hashes[at] == h && keyEquals(at, key)) {
+      if (hashes[at] == h && keyEquals(at, key, keyLength)) {
         setValue(at, value);
         if (at < sortedUpTo) {
-          sorted.put(key, value);
+          sorted.put(Arrays.copyOf(key, keyLength), valueCopy(at));
         }
         return;
       }
@@ -74,8 +78,8 @@ final class Memtable {
       valueLengths = Arrays.copyOf(valueLengths, n);
       hashes = Arrays.copyOf(hashes, n);
     }
-    keyOffsets[size] = append(key);
-    keyLengths[size] = key.length;
+    keyOffsets[size] = append(key, keyLength);
+    keyLengths[size] = keyLength;
     valueLengths[size] = -1;
     setValue(size, value);
     hashes[size] = h;
@@ -91,15 +95,15 @@ final class Memtable {
     } else if (valueLengths[at] == value.length) {
       System.arraycopy(value, 0, arena, valueOffsets[at], value.length);
     } else {
-      valueOffsets[at] = append(value);
+      valueOffsets[at] = append(value, value.length);
       valueLengths[at] = value.length;
     }
   }
 
-  /** Copies {@code bytes} to the end of the arena; returns where they start. */
-  private int append(byte[] bytes) {
-    if (arena.length - arenaUsed < bytes.length) {
-      long grown = Math.max((long) arena.length * 2, (long) arenaUsed + bytes.length);
+  /** Copies {@code bytes[0, length)} to the end of the arena; returns where they start. */
+  private int append(byte[] bytes, int length) {
+    if (arena.length - arenaUsed < length) {
+      long grown = Math.max((long) arena.length * 2, (long) arenaUsed + length);
       if (grown > Integer.MAX_VALUE - 8) {
         throw new IllegalStateException("memtable of " + size + " keys exceeds 2 GiB of keys and values in one epoch;"
             + " barriers must come more often");
@@ -107,14 +111,14 @@ final class Memtable {
       arena = Arrays.copyOf(arena, (int) grown);
     }
     int at = arenaUsed;
-    System.arraycopy(bytes, 0, arena, at, bytes.length);
-    arenaUsed += bytes.length;
+    System.arraycopy(bytes, 0, arena, at, length);
+    arenaUsed += length;
     return at;
   }
 
-  private boolean keyEquals(int at, byte[] key) {
+  private boolean keyEquals(int at, byte[] key, int keyLength) {
     int from = keyOffsets[at];
-    return Arrays.equals(arena, from, from + keyLengths[at], key, 0, key.length);
+    return Arrays.equals(arena, from, from + keyLengths[at], key, 0, keyLength);
   }
 
   private byte[] keyCopy(int at) {
@@ -129,11 +133,16 @@ final class Memtable {
 
   /** A copy of the value written at {@code key} ({@link #TOMBSTONE} for a delete), or null if not written. */
   byte[] get(byte[] key) {
-    int h = hash(key);
+    return get(key, key.length, KeyHash.of(key, key.length));
+  }
+
+  /** As {@link #get(byte[])} for the key {@code key[0, keyLength)}, whose {@link KeyHash} is {@code hash}. */
+  byte[] get(byte[] key, int keyLength, int hash) {
+    int h = hash;
     int mask = slots.length - 1;
     for (int i = h & mask, s; (s = slots[i]) != 0; i = (i + 1) & mask) {
       int at = s - 1;
-      if (hashes[at] == h && keyEquals(at, key)) {
+      if (hashes[at] == h && keyEquals(at, key, keyLength)) {
         return valueCopy(at);
       }
     }
@@ -237,29 +246,6 @@ final class Memtable {
   private int vnode(int at) {
     int from = keyOffsets[at];
     return ((arena[from + 4] & 0xff) << 8) | (arena[from + 5] & 0xff);
-  }
-
-  /** MurmurHash64A-style mix of the key's bytes, folded to an int. */
-  private static int hash(byte[] a) {
-    final long m = 0xc6a4a7935bd1e995L;
-    int len = a.length;
-    long h = len * m;
-    int end = len & ~7;
-    for (int i = 0; i < end; i += 8) {
-      long k = (long) LONG_LE.get(a, i);
-      k *= m;
-      k ^= k >>> 47;
-      k *= m;
-      h ^= k;
-      h *= m;
-    }
-    for (int i = end; i < len; i++) {
-      h = (h ^ (a[i] & 0xff)) * m;
-    }
-    h ^= h >>> 47;
-    h *= m;
-    h ^= h >>> 47;
-    return (int) (h ^ (h >>> 32));
   }
 
   /** Stable merge sort of {@code order[from, to)} by key; runs already in order cost one comparison. */

@@ -168,6 +168,12 @@ public final class StateTable {
   }
 
   private byte[] encodeKey(Object[] pkValues, int count) {
+    encodeKeyInPlace(pkValues, count);
+    return enc.toByteArray();
+  }
+
+  /** Encodes the key of the first {@code count} pk values into {@link #enc}. */
+  private void encodeKeyInPlace(Object[] pkValues, int count) {
     keyVnode = vnodeOfPk(pkValues);
     enc.startStateKey(tableId, keyVnode);
     keyPrefixLength = enc.length();
@@ -177,15 +183,14 @@ public final class StateTable {
         keyPrefixLength = enc.length();
       }
     }
-    return enc.toByteArray();
   }
 
   /**
    * Whether the key filter proves that no key of vnode {@code vnode} starts with {@code key[0, len)}
    * (a whole key, or a prefix of {@link #filterPrefixColumns} columns).
    */
-  private boolean provenAbsent(int vnode, byte[] key, int len) {
-    return written != null && fresh(vnode) && !written.mightContain(key, len);
+  private boolean provenAbsent(int vnode, int keyHash) {
+    return written != null && fresh(vnode) && !written.mightContain(keyHash);
   }
 
   /** Whether the store held nothing of {@code vnode} when this table first touched it. */
@@ -202,20 +207,33 @@ public final class StateTable {
     return s == FRESH;
   }
 
-  /** Records a write of the key just encoded (in {@link #enc}) with the key filter. */
-  private void recordWrite(byte[] key) {
+  /**
+   * Writes {@code value} at the key just encoded (in {@link #enc}), recording the key (and its
+   * filtered prefix) with the key filter. The key is hashed once, for the filter and the memtable.
+   */
+  private void writeEncodedKey(byte[] value) {
+    byte[] key = enc.buffer();
+    int len = enc.length();
     if (written == null) {
+      memtable.put(key, len, KeyHash.of(key, len), value);
       return;
     }
     fresh(keyVnode); // the first touch of a vnode checks the store before its rows land there
-    boolean added = written.add(key, key.length);
-    if (added && filterPrefixColumns > 0 && filterPrefixColumns < pk.length) {
-      added = written.add(key, keyPrefixLength);
+    int hash;
+    boolean added;
+    if (filterPrefixColumns > 0 && filterPrefixColumns < pk.length) {
+      long hashes = KeyHash.ofPrefixAndWhole(key, keyPrefixLength, len);
+      hash = (int) hashes;
+      added = written.add(hash) && written.add((int) (hashes >>> 32));
+    } else {
+      hash = KeyHash.of(key, len);
+      added = written.add(hash);
     }
     if (!added) {
       written = null; // full: from now on reads go to the store
       vnodeState = null;
     }
+    memtable.put(key, len, hash, value);
   }
 
   /** The pk values of a full row. */
@@ -229,13 +247,14 @@ public final class StateTable {
 
   /** The row stored under these pk values, or null. */
   public Object[] get(Object[] pkValues) {
-    byte[] key = encodeKey(pkValues, pk.length);
-    if (provenAbsent(keyVnode, key, key.length)) {
+    encodeKeyInPlace(pkValues, pk.length);
+    int hash = KeyHash.of(enc.buffer(), enc.length());
+    if (provenAbsent(keyVnode, hash)) {
       return null;
     }
-    byte[] v = memtable.get(key);
+    byte[] v = memtable.get(enc.buffer(), enc.length(), hash);
     if (v == null) {
-      Optional<byte[]> stored = store.get(key);
+      Optional<byte[]> stored = store.get(enc.toByteArray());
       return stored.map(b -> ValueCodec.decode(types, b)).orElse(null);
     }
     return v == TOMBSTONE ? null : ValueCodec.decode(types, v);
@@ -243,9 +262,8 @@ public final class StateTable {
 
   /** Inserts or overwrites the row under its pk. */
   public void put(Object[] row) {
-    byte[] key = encodeKey(pkOf(row), pk.length);
-    recordWrite(key);
-    memtable.put(key, ValueCodec.encode(types, row));
+    encodeKeyInPlace(pkOf(row), pk.length);
+    writeEncodedKey(ValueCodec.encode(types, row));
   }
 
   public void delete(Object[] row) {
@@ -253,14 +271,15 @@ public final class StateTable {
   }
 
   public void deleteByPk(Object[] pkValues) {
-    memtable.put(encodeKey(pkValues, pk.length), TOMBSTONE);
+    encodeKeyInPlace(pkValues, pk.length);
+    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE);
   }
 
   /** The encoded start of the rows under {@code prefix}, or null if the key filter proves there are none. */
   private byte[] prefixStart(Object[] prefix) {
     byte[] from = encodeKey(Arrays.copyOf(prefix, pk.length), prefix.length);
     boolean filtered = prefix.length == pk.length || (filterPrefixColumns > 0 && prefix.length == filterPrefixColumns);
-    return filtered && provenAbsent(keyVnode, from, from.length) ? null : from;
+    return filtered && written != null && provenAbsent(keyVnode, KeyHash.of(from, from.length)) ? null : from;
   }
 
   /**
@@ -422,7 +441,8 @@ public final class StateTable {
     return hasher.vnodes(chunk, distKey, vnodeCount, out);
   }
 
-  private byte[] encodeKey(StreamChunk chunk, int row, int vnode) {
+  /** Encodes the key of row {@code row} of the chunk into {@link #enc}. */
+  private void encodeKeyInPlace(StreamChunk chunk, int row, int vnode) {
     if (vnodeCount > 1 && !vnodes.contains(vnode)) {
       throw new IllegalStateException("table " + tableId + ": row " + Arrays.toString(chunk.row(row)) + " is in vnode " + vnode
           + ", which this actor does not own (" + vnodes + ")");
@@ -436,19 +456,18 @@ public final class StateTable {
         keyPrefixLength = enc.length();
       }
     }
-    return enc.toByteArray();
   }
 
   /** Upserts row {@code row} of the chunk (in vnode {@code vnode}). */
   public void put(StreamChunk chunk, int row, int vnode) {
-    byte[] key = encodeKey(chunk, row, vnode);
-    recordWrite(key);
-    memtable.put(key, ValueCodec.encode(chunk.columns(), row));
+    encodeKeyInPlace(chunk, row, vnode);
+    writeEncodedKey(ValueCodec.encode(chunk.columns(), row));
   }
 
   /** Deletes the row with row {@code row}'s primary key. */
   public void delete(StreamChunk chunk, int row, int vnode) {
-    memtable.put(encodeKey(chunk, row, vnode), TOMBSTONE);
+    encodeKeyInPlace(chunk, row, vnode);
+    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE);
   }
 
   /** Every committed row of a table (all vnodes), ascending by key: for reading materialized views. */
