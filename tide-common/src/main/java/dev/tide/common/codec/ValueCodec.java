@@ -66,8 +66,8 @@ public final class ValueCodec {
     return out;
   }
 
-  /** Encodes row {@code row} of the columns, exactly as {@link #encode(DataType[], Object[])} would, without boxing. */
-  public static byte[] encode(Column[] columns, int row) {
+  /** The length of the encoding of row {@code row} of the columns ({@link #encode(Column[], int, byte[])}). */
+  public static int encodedLength(Column[] columns, int row) {
     // Class tests rather than Column.type(): a chunk's columns are of several classes, and a virtual
     // call on them per row would not be inlined.
     int n = 0;
@@ -86,7 +86,15 @@ public final class ValueCodec {
         n += 8;
       }
     }
-    byte[] out = new byte[n];
+    return n;
+  }
+
+  /**
+   * Writes the encoding of row {@code row} of the columns to {@code out[0, encodedLength(columns, row))},
+   * exactly as {@link #encode(DataType[], Object[])} would encode the row, without boxing or allocating
+   * (for callers that copy it out of a reused buffer).
+   */
+  public static void encode(Column[] columns, int row, byte[] out) {
     int p = 0;
     for (Column c : columns) {
       if (c.isNull(row)) {
@@ -110,7 +118,6 @@ public final class ValueCodec {
         p += len;
       }
     }
-    return out;
   }
 
   /**

@@ -37,7 +37,14 @@ class ValueCodecPropertyTest {
     for (int i = 0; i < types.length; i++) {
       columns[i] = Column.ofObjects(types[i], null, r.get2()[i]); // the row is row 1: offsets past row 0 matter
     }
-    assertThat(ValueCodec.encode(columns, 1)).isEqualTo(ValueCodec.encode(types, r.get2()));
+    byte[] expected = ValueCodec.encode(types, r.get2());
+    assertThat(ValueCodec.encodedLength(columns, 1)).isEqualTo(expected.length);
+    // Into a longer buffer with other bytes: the encoding fills exactly its length and leaves the rest.
+    byte[] out = new byte[expected.length + 3];
+    Arrays.fill(out, (byte) 0x5A);
+    ValueCodec.encode(columns, 1, out);
+    assertThat(Arrays.copyOf(out, expected.length)).isEqualTo(expected);
+    assertThat(Arrays.copyOfRange(out, expected.length, out.length)).containsOnly((byte) 0x5A);
   }
 
   @Property(tries = 500)

@@ -48,22 +48,22 @@ final class Memtable {
 
   /** Writes {@code value} ({@link #TOMBSTONE} for a delete) at {@code key}; both arrays are copied. */
   void put(byte[] key, byte[] value) {
-    put(key, key.length, KeyHash.of(key, key.length), value);
+    put(key, key.length, KeyHash.of(key, key.length), value, value.length);
   }
 
   /**
-   * Writes {@code value} ({@link #TOMBSTONE} for a delete) at the key {@code key[0, keyLength)}, whose
-   * {@link KeyHash} is {@code hash}; the key's bytes and the value are copied, so the caller may reuse
-   * both arrays.
+   * Writes the value {@code value[0, valueLength)} ({@link #TOMBSTONE} for a delete) at the key {@code
+   * key[0, keyLength)}, whose {@link KeyHash} is {@code hash}; the bytes are copied, so the caller may
+   * reuse both arrays.
    */
-  void put(byte[] key, int keyLength, int hash, byte[] value) {
+  void put(byte[] key, int keyLength, int hash, byte[] value, int valueLength) {
     int h = hash;
     int mask = slots.length - 1;
     int i = h & mask;
     for (int s; (s = slots[i]) != 0; i = (i + 1) & mask) {
       int at = s - 1;
       if (hashes[at] == h && keyEquals(at, key, keyLength)) {
-        setValue(at, value);
+        setValue(at, value, valueLength);
         if (at < sortedUpTo) {
           sorted.put(Arrays.copyOf(key, keyLength), valueCopy(at));
         }
@@ -81,7 +81,7 @@ final class Memtable {
     keyOffsets[size] = append(key, keyLength);
     keyLengths[size] = keyLength;
     valueLengths[size] = -1;
-    setValue(size, value);
+    setValue(size, value, valueLength);
     hashes[size] = h;
     slots[i] = ++size;
     if (size * 2 > slots.length) {
@@ -89,14 +89,14 @@ final class Memtable {
     }
   }
 
-  private void setValue(int at, byte[] value) {
+  private void setValue(int at, byte[] value, int valueLength) {
     if (value == TOMBSTONE) {
       valueLengths[at] = -1;
-    } else if (valueLengths[at] == value.length) {
-      System.arraycopy(value, 0, arena, valueOffsets[at], value.length);
+    } else if (valueLengths[at] == valueLength) {
+      System.arraycopy(value, 0, arena, valueOffsets[at], valueLength);
     } else {
-      valueOffsets[at] = append(value, value.length);
-      valueLengths[at] = value.length;
+      valueOffsets[at] = append(value, valueLength);
+      valueLengths[at] = valueLength;
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.tide.stream.state;
 
+import dev.tide.common.chunk.Column;
 import dev.tide.common.codec.KeyEncoder;
 import dev.tide.common.codec.ValueCodec;
 import dev.tide.common.hash.VnodeBitmap;
@@ -60,6 +61,8 @@ public final class StateTable {
   private final StateStore store;
   private final VnodeHasher hasher = new VnodeHasher();
   private final KeyEncoder enc = new KeyEncoder();
+  /** The value of a row being written from a chunk, before the memtable copies it. */
+  private byte[] valueScratch = new byte[64];
   private final Memtable memtable;
   private VnodeBitmap vnodes;
 
@@ -211,11 +214,11 @@ public final class StateTable {
    * Writes {@code value} at the key just encoded (in {@link #enc}), recording the key (and its
    * filtered prefix) with the key filter. The key is hashed once, for the filter and the memtable.
    */
-  private void writeEncodedKey(byte[] value) {
+  private void writeEncodedKey(byte[] value, int valueLength) {
     byte[] key = enc.buffer();
     int len = enc.length();
     if (written == null) {
-      memtable.put(key, len, KeyHash.of(key, len), value);
+      memtable.put(key, len, KeyHash.of(key, len), value, valueLength);
       return;
     }
     fresh(keyVnode); // the first touch of a vnode checks the store before its rows land there
@@ -233,7 +236,7 @@ public final class StateTable {
       written = null; // full: from now on reads go to the store
       vnodeState = null;
     }
-    memtable.put(key, len, hash, value);
+    memtable.put(key, len, hash, value, valueLength);
   }
 
   /** The pk values of a full row. */
@@ -263,7 +266,8 @@ public final class StateTable {
   /** Inserts or overwrites the row under its pk. */
   public void put(Object[] row) {
     encodeKeyInPlace(pkOf(row), pk.length);
-    writeEncodedKey(ValueCodec.encode(types, row));
+    byte[] value = ValueCodec.encode(types, row);
+    writeEncodedKey(value, value.length);
   }
 
   public void delete(Object[] row) {
@@ -272,7 +276,7 @@ public final class StateTable {
 
   public void deleteByPk(Object[] pkValues) {
     encodeKeyInPlace(pkValues, pk.length);
-    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE);
+    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE, 0);
   }
 
   /** The encoded start of the rows under {@code prefix}, or null if the key filter proves there are none. */
@@ -461,13 +465,19 @@ public final class StateTable {
   /** Upserts row {@code row} of the chunk (in vnode {@code vnode}). */
   public void put(StreamChunk chunk, int row, int vnode) {
     encodeKeyInPlace(chunk, row, vnode);
-    writeEncodedKey(ValueCodec.encode(chunk.columns(), row));
+    Column[] columns = chunk.columns();
+    int valueLength = ValueCodec.encodedLength(columns, row);
+    if (valueScratch.length < valueLength) {
+      valueScratch = new byte[Math.max(valueLength, valueScratch.length * 2)];
+    }
+    ValueCodec.encode(columns, row, valueScratch);
+    writeEncodedKey(valueScratch, valueLength);
   }
 
   /** Deletes the row with row {@code row}'s primary key. */
   public void delete(StreamChunk chunk, int row, int vnode) {
     encodeKeyInPlace(chunk, row, vnode);
-    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE);
+    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE, 0);
   }
 
   /** Every committed row of a table (all vnodes), ascending by key: for reading materialized views. */

@@ -40,7 +40,9 @@ class MemtablePropertyTest {
         if (rnd.nextBoolean()) {
           m.put(key, value);
         } else {
-          m.put(inScratch(key, scratch, rnd), key.length, KeyHash.of(key, key.length), value);
+          byte[] valueBuffer = Arrays.copyOf(value, value.length + 2); // a reused buffer, longer than the value
+          m.put(inScratch(key, scratch, rnd), key.length, KeyHash.of(key, key.length), value == Memtable.TOMBSTONE ? value : valueBuffer, value.length);
+          valueBuffer[0] = 99; // the memtable copied it
         }
         model.put(key, value);
         if (readMidway && rnd.nextInt(10) == 0) {
