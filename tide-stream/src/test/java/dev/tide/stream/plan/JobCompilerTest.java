@@ -225,6 +225,23 @@ class JobCompilerTest {
     checkInvariants(job);
   }
 
+  @Test
+  void groupTopOverARetractingInputHasNoFilterAndKeepsEveryRowOrderedByValue() {
+    PlanBuilder b = new PlanBuilder("rt");
+    b.source("nexmark", "bid", OPTS).project("auction", "bidder", "price", "_row_id")
+        .groupBy("auction", "bidder").agg(Agg.max("price", "hi")).groupBy("auction").maxRows("hi").materialize("rt");
+    JobDefinition job = compile(b);
+    assertThat(job.getFragmentsList()).allSatisfy(f -> assertThat(kinds(f)).doesNotContain(PlanNode.KindCase.TOP_FILTER));
+    Fragment top = fragmentWith(job, PlanNode.KindCase.GROUP_TOP);
+    PlanNode groupTop = rootNodeOf(top, PlanNode.KindCase.GROUP_TOP);
+    assertThat(groupTop.getGroupTop().getRetractingInput()).isTrue();
+    TableCatalog rows = table(job, "rt." + groupTop.getId() + ".top");
+    // (auction, hi, bidder): the group, its rows by value, then the input's stream key.
+    assertThat(rows.getPkList()).containsExactly(0, 2, 1);
+    assertThat(rows.getDistKeyList()).containsExactly(0);
+    checkInvariants(job);
+  }
+
   private static PlanNode rootNodeOf(Fragment f, PlanNode.KindCase kind) {
     return f.getNodesList().stream().filter(n -> n.getKindCase() == kind).findFirst().orElseThrow();
   }
