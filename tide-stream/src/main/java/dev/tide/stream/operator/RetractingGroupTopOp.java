@@ -142,9 +142,9 @@ public final class RetractingGroupTopOp implements Operator {
     if (g.pending || order.compare(value, i, g) != 0) {
       return; // not a leader
     }
-    Object[] pk = table.pkOf(row);
+    Object[] pk = normalizedPk(row);
     for (int r = 0; r < g.rows.size(); r++) {
-      if (Arrays.equals(table.pkOf(g.rows.get(r)), pk)) {
+      if (Arrays.equals(normalizedPk(g.rows.get(r)), pk)) {
         emit(out, builder.appendRow(Op.DELETE.code(), g.rows.remove(r)));
         break;
       }
@@ -153,6 +153,15 @@ public final class RetractingGroupTopOp implements Operator {
       g.pending = true;
       pending.add(g);
     }
+  }
+
+  /** The row's pk values as keys compare them: -0.0 as 0.0, which the encoding makes the same state row. */
+  private Object[] normalizedPk(Object[] row) {
+    Object[] pk = table.pkOf(row);
+    for (int k = 0; k < pk.length; k++) {
+      pk[k] = HashAggOp.normalizeZero(pk[k]);
+    }
+    return pk;
   }
 
   private void retractLeaders(Group g, Emitter out) throws InterruptedException {

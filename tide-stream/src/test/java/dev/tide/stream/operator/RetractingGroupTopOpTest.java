@@ -117,6 +117,27 @@ class RetractingGroupTopOpTest {
   }
 
   @Test
+  void aDeleteOfNegativeZeroRetractsTheLeaderHoldingZeroItsStateRow() throws InterruptedException {
+    PlanBuilder b = new PlanBuilder("t");
+    b.source("nexmark", "bid", OPTS).project("auction", "price", "_row_id").groupBy("auction", "_row_id")
+        .agg(Agg.avg("price", "p")).groupBy("auction").maxRows("p").materialize("t");
+    Harness h = new Harness(b.build());
+    DataType[] types = {DataType.BIGINT, DataType.BIGINT, DataType.DOUBLE};
+    PlanNode n = h.node(PlanNode.KindCase.GROUP_TOP);
+    RetractingGroupTopOp top = new RetractingGroupTopOp(n.getGroupTop(), h.inputTypes(n, 0), h.context(n));
+    top.open();
+    top.process(0, chunk(types, ins(1L, 1L, 0.0), ins(1L, 2L, -1.0)), c -> { });
+    top.onBarrier(h.barrier(), c -> { });
+
+    RetractingGroupTopOp recovered = new RetractingGroupTopOp(n.getGroupTop(), h.inputTypes(n, 0), h.context(n));
+    recovered.open();
+    List<StreamChunk> out = new ArrayList<>();
+    recovered.process(0, chunk(types, del(1L, 1L, -0.0)), out::add);
+    assertThat(out.stream().flatMap(c -> visible(c).stream()).map(RetractingGroupTopOpTest::text).toList())
+        .isEqualTo(rows(del(1L, 1L, 0.0), ins(1L, 2L, -1.0)));
+  }
+
+  @Test
   void anActorThatGainsAVnodeReadsTheRowsItsOwnerCommitted() throws InterruptedException {
     Harness h = harness(true);
     PlanNode n = h.node(PlanNode.KindCase.GROUP_TOP);
