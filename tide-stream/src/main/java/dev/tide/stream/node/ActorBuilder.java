@@ -21,6 +21,7 @@ import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.operator.DigestOp;
 import dev.tide.stream.operator.FilterOp;
 import dev.tide.stream.operator.GroupTopOp;
+import dev.tide.stream.operator.RetractingGroupTopOp;
 import dev.tide.stream.operator.HashAggOp;
 import dev.tide.stream.operator.HashJoinOp;
 import dev.tide.stream.operator.LocalAggOp;
@@ -155,7 +156,9 @@ final class ActorBuilder {
       case PROJECT -> new ProjectOp(n.getProject().getExprsList());
       case WINDOW -> new WindowOp(n.getWindow());
       case HASH_AGG -> new HashAggOp(n.getHashAgg(), inputTypes(n, 0, nodes, index), ctx);
-      case GROUP_TOP -> new GroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx);
+      case GROUP_TOP -> n.getGroupTop().getRetractingInput()
+          ? new RetractingGroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx)
+          : new GroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx);
       case TOP_FILTER -> new TopFilterOp(n.getTopFilter(), inputTypes(n, 0, nodes, index));
       case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));
       case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);

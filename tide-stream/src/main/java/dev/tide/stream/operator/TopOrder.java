@@ -33,6 +33,12 @@ final class TopOrder {
     final boolean isSet() {
       return set;
     }
+
+    /** Back to no value, as before the first. */
+    final void clearBest() {
+      set = false;
+      string = null;
+    }
   }
 
   /** Positive if row {@code row}'s value (not null) is better than {@code best}'s, 0 if equal, else negative. */

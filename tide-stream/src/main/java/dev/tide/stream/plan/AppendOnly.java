@@ -8,7 +8,7 @@ import dev.tide.proto.plan.PlanNode;
  * their input's ops (a filter halves only update pairs, a hop window turns only update pairs into
  * delete + insert); an inner join emits its input row's op against each match, so it is append-only
  * when both inputs are; a hash aggregation emits update pairs and deletes as its groups change, and
- * a group top deletes its leaders when a better row arrives, so their outputs never are. A top
+ * a group top deletes its leaders when a better row arrives (or they leave its input), so their outputs never are. A top
  * filter only drops rows. A local aggregation (compiler-inserted) emits inserts of partial states
  * whose deltas are all non-negative exactly when its input is append-only.
  */

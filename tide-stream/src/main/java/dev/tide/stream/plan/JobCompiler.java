@@ -148,7 +148,7 @@ public final class JobCompiler {
         throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " (" + kindName(n)
             + ") is marked append-only, but its output can hold deletes or updates; leave append_only unset (the plan builder derives it)");
       }
-      if ((n.hasGroupTop() || n.hasTopFilter()) && !in[0]) {
+      if (((n.hasGroupTop() && !n.getGroupTop().getRetractingInput()) || n.hasTopFilter()) && !in[0]) {
         throw new PlanException("plan '" + plan.getName() + "': " + kindName(n) + " node " + n.getId() + " needs an append-only input,"
             + " but its input node " + n.getInputs(0) + " (" + kindName(nodes.get(n.getInputs(0))) + ") can emit deletes or updates");
       }
@@ -566,9 +566,13 @@ public final class JobCompiler {
         return next;
       }
       case GROUP_TOP -> {
-        // The operator reads a group's rows by the prefix of its keys: the pk starts with them.
+        // The operator reads a group's rows by the prefix of its keys: the pk starts with them, then,
+        // over a retracting input, the order column, so a group's rows are ordered by their value.
         PlanNode input = nodes.get(nodes.get(planId).getInputs(0));
         Set<Integer> pk = new LinkedHashSet<>(b.getGroupTop().getGroupKeysList());
+        if (b.getGroupTop().getRetractingInput()) {
+          pk.add(b.getGroupTop().getOrderColumn());
+        }
         pk.addAll(input.getStreamKeyList());
         Dist d = provided[planId];
         b.getGroupTopBuilder().setTableId(next);

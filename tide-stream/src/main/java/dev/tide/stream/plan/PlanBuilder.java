@@ -431,8 +431,9 @@ public final class PlanBuilder {
     /**
      * Per group, the rows that hold the group's greatest value of {@code column}, ties included (SQL:
      * {@code RANK() OVER (PARTITION BY keys ORDER BY column DESC) = 1}); a null value never qualifies.
-     * The input must be append-only. The output has the input's columns and its changelog retracts a
-     * group's rows when a greater value arrives; its stream key is the group keys, then the input's.
+     * The output has the input's columns and its changelog retracts a group's rows when a greater
+     * value arrives (or, over an input that deletes or updates rows, when they leave the input); its
+     * stream key is the group keys, then the input's.
      */
     public Stream maxRows(String column) {
       return topRows(column, true, "maxRows");
@@ -444,20 +445,24 @@ public final class PlanBuilder {
     }
 
     /**
-     * Plans two phases: a stateless top filter, which stays before the exchange and drops the rows
-     * below what its actor already passed on in their group, and the group top, which keeps each
-     * group's current rows in state.
+     * Over an append-only input, plans two phases: a stateless top filter, which stays before the
+     * exchange and drops the rows below what its actor already passed on in their group, and the
+     * group top, which keeps each group's current leaders in state. Over an input that can delete or
+     * update rows, plans the group top alone, which keeps every row of each group in state (a
+     * dropped row may lead once the rows above it are deleted).
      */
     private Stream topRows(String column, boolean descending, String op) {
       int order = in.column(column, op);
-      PlanNode input = nodes.get(in.id);
-      if (!input.getAppendOnly()) {
-        throw new PlanException(in.where(op) + ": needs an append-only input (inserts only), but its input, node " + in.id
-            + " (" + input.getKindCase().name().toLowerCase(java.util.Locale.ROOT) + "), can emit deletes or updates;"
-            + " join the stream with groupBy(...).agg(Agg." + (descending ? "max" : "min") + "(...)) instead");
+      boolean retracting = !nodes.get(in.id).getAppendOnly();
+      for (int k : keys) {
+        if (k == order) {
+          throw new PlanException(in.where(op) + ": column '" + column + "' is a group key, so every row of a group"
+              + " holds the same value; order by another column");
+        }
       }
       TopFilterNode.Builder f = TopFilterNode.newBuilder().setOrderColumn(order).setDescending(descending);
-      GroupTopNode.Builder g = GroupTopNode.newBuilder().setOrderColumn(order).setDescending(descending);
+      GroupTopNode.Builder g = GroupTopNode.newBuilder().setOrderColumn(order).setDescending(descending)
+          .setRetractingInput(retracting);
       Set<Integer> outKey = new LinkedHashSet<>();
       for (int k : keys) {
         f.addGroupKeys(k);
@@ -467,7 +472,7 @@ public final class PlanBuilder {
       for (int k : in.key) {
         outKey.add(k);
       }
-      Stream filtered = add(PlanNode.newBuilder().setTopFilter(f), List.of(in), in.schema, in.key, in.hidden);
+      Stream filtered = retracting ? in : add(PlanNode.newBuilder().setTopFilter(f), List.of(in), in.schema, in.key, in.hidden);
       return add(PlanNode.newBuilder().setGroupTop(g), List.of(filtered), in.schema,
           outKey.stream().mapToInt(Integer::intValue).toArray(), in.hidden);
     }

@@ -132,18 +132,16 @@ class JobCompilerTest {
   }
 
   @Test
-  void q5PreCountsPerChunkHashesByAuctionAndWindowThenMaxesAndJoinsOnWindowAndCountByWindow() {
+  void q5PreCountsPerChunkHashesByAuctionAndWindowThenKeepsTheTopCountsHashedByWindow() {
     JobDefinition job = compile("q5");
+    assertThat(job.getFragmentsCount()).isEqualTo(3);
     Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
     assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.PROJECT, PlanNode.KindCase.WINDOW,
         PlanNode.KindCase.LOCAL_AGG);
-    List<Fragment> aggs = fragmentsWith(job, PlanNode.KindCase.HASH_AGG);
-    assertThat(aggs).hasSize(2);
-    Fragment counts = aggs.stream().filter(f -> rootNode(f).getHashAgg().getPartialInput()).findFirst().orElseThrow();
-    Fragment maxes = aggs.stream().filter(f -> !rootNode(f).getHashAgg().getPartialInput()).findFirst().orElseThrow();
-    Fragment join = fragmentWith(job, PlanNode.KindCase.HASH_JOIN);
-    assertThat(kinds(join)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.MERGE, PlanNode.KindCase.HASH_JOIN,
-        PlanNode.KindCase.PROJECT, PlanNode.KindCase.MATERIALIZE);
+    Fragment counts = fragmentWith(job, PlanNode.KindCase.HASH_AGG);
+    Fragment top = fragmentWith(job, PlanNode.KindCase.GROUP_TOP);
+    assertThat(kinds(top)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.GROUP_TOP, PlanNode.KindCase.PROJECT,
+        PlanNode.KindCase.MATERIALIZE);
 
     // count(*) by (auction, window_start): each chunk pre-counted, the partial counts hashed by both keys.
     PlanNode window = src.getNodes(2);
@@ -156,31 +154,20 @@ class JobCompilerTest {
     assertThat(toCounts.getDistKeyList()).containsExactly(0, 1);
     assertThat(rootNode(counts).getHashAgg().getGroupKeysList()).containsExactly(0, 1);
     assertThat(rootNode(counts).getHashAgg().getCalls(0).getArg()).isEqualTo(3);
-    // max by window_start (over a retracting input: one phase): re-hashed by window_start (column 1 of the counts).
-    FragmentEdge toMaxes = edge(job, counts, maxes);
-    assertThat(toMaxes.getType()).isEqualTo(DispatchType.HASH);
-    assertThat(toMaxes.getDistKeyList()).containsExactly(1);
-    assertThat(kinds(counts)).doesNotContain(PlanNode.KindCase.LOCAL_AGG);
-    // The join on (window_start, count) is partitioned by window_start: counts are re-hashed, the maxes already are.
-    assertThat(rootNodeOf(join, PlanNode.KindCase.HASH_JOIN).getHashJoin().getPartitionPairsList()).containsExactly(0);
-    FragmentEdge countsToJoin = edge(job, counts, join);
-    assertThat(countsToJoin.getType()).isEqualTo(DispatchType.HASH);
-    assertThat(countsToJoin.getDistKeyList()).containsExactly(1);
-    FragmentEdge maxesToJoin = edge(job, maxes, join);
-    assertThat(maxesToJoin.getType()).isEqualTo(DispatchType.NO_SHUFFLE);
-    assertThat(maxesToJoin.getDistKeyList()).isEmpty();
-    assertThat(job.getEdgesCount()).isEqualTo(4);
-
-    // The final count keeps the one-phase table layout.
+    // The top counts by window_start, over counts that retract: no top filter, every count in state by value.
+    FragmentEdge toTop = edge(job, counts, top);
+    assertThat(toTop.getType()).isEqualTo(DispatchType.HASH);
+    assertThat(toTop.getDistKeyList()).containsExactly(1);
+    assertThat(job.getEdgesCount()).isEqualTo(2);
+    PlanNode groupTop = rootNodeOf(top, PlanNode.KindCase.GROUP_TOP);
+    assertThat(groupTop.getGroupTop().getRetractingInput()).isTrue();
+    TableCatalog rows = table(job, "q5." + groupTop.getId() + ".top");
+    assertThat(rows.getPkList()).containsExactly(1, 2, 0);
+    assertThat(rows.getDistKeyList()).containsExactly(1);
     assertThat(table(job, "q5.3.agg").getColumnsList()).extracting(f -> f.getName())
         .containsExactly("auction", "window_start", "_row_count", "_s0_count");
     assertThat(table(job, "q5.3.agg").getDistKeyList()).containsExactly(0, 1);
-    assertThat(table(job, "q5.4.agg").getDistKeyList()).containsExactly(0);
-    assertThat(table(job, "q5.4.minmax0").getPkList()).containsExactly(0, 1);
-    assertThat(table(job, "q5.5.left").getPkList()).containsExactly(1, 2, 0);
-    assertThat(table(job, "q5.5.left").getDistKeyList()).containsExactly(1);
-    assertThat(table(job, "q5.5.right").getDistKeyList()).containsExactly(0);
-    // The view is hashed by window_start as the join delivers it: no further exchange.
+    // The view is hashed by window_start as the group top delivers it: no further exchange.
     assertThat(table(job, "q5").getDistKeyList()).containsExactly(2);
     assertThat(job.getFragmentsList()).noneMatch(Fragment::getSingleton);
   }
@@ -222,6 +209,23 @@ class JobCompilerTest {
     assertThat(kinds(src)).containsExactly(PlanNode.KindCase.SOURCE, PlanNode.KindCase.TOP_FILTER);
     assertThat(top.getSingleton()).isTrue();
     assertThat(edge(job, src, top).getType()).isEqualTo(DispatchType.SIMPLE);
+    checkInvariants(job);
+  }
+
+  @Test
+  void groupTopOverARetractingInputHasNoFilterAndKeepsEveryRowOrderedByValue() {
+    PlanBuilder b = new PlanBuilder("rt");
+    b.source("nexmark", "bid", OPTS).project("auction", "bidder", "price", "_row_id")
+        .groupBy("auction", "bidder").agg(Agg.max("price", "hi")).groupBy("auction").maxRows("hi").materialize("rt");
+    JobDefinition job = compile(b);
+    assertThat(job.getFragmentsList()).allSatisfy(f -> assertThat(kinds(f)).doesNotContain(PlanNode.KindCase.TOP_FILTER));
+    Fragment top = fragmentWith(job, PlanNode.KindCase.GROUP_TOP);
+    PlanNode groupTop = rootNodeOf(top, PlanNode.KindCase.GROUP_TOP);
+    assertThat(groupTop.getGroupTop().getRetractingInput()).isTrue();
+    TableCatalog rows = table(job, "rt." + groupTop.getId() + ".top");
+    // (auction, hi, bidder): the group, its rows by value, then the input's stream key.
+    assertThat(rows.getPkList()).containsExactly(0, 2, 1);
+    assertThat(rows.getDistKeyList()).containsExactly(0);
     checkInvariants(job);
   }
 

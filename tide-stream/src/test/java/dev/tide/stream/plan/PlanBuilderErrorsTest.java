@@ -81,11 +81,10 @@ class PlanBuilderErrorsTest {
   }
 
   @Test
-  void maxRowsNeedsAKnownColumnAndAnAppendOnlyInput() {
+  void maxRowsNeedsAKnownColumnThatIsNotAGroupKey() {
     refused(() -> bids().groupBy("auction").maxRows("cost"), "unknown column 'cost'", "maxRows");
     Stream maxes = bids().groupBy("auction").agg(Agg.max("price", "price"));
-    refused(() -> maxes.groupBy("auction").minRows("price"), "minRows", "needs an append-only input",
-        "(hash_agg), can emit deletes or updates", "Agg.min");
+    refused(() -> maxes.groupBy("auction").minRows("auction"), "minRows", "column 'auction' is a group key");
   }
 
   @Test
