@@ -14,9 +14,11 @@ import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.nexmark.NexmarkTable;
 import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.operator.HashAggOp;
+import dev.tide.stream.operator.LocalAggOp;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.JobCompiler;
 import dev.tide.stream.plan.PlanBuilder;
+import dev.tide.stream.plan.Types;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +39,9 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * The hash aggregation of Nexmark-style {@code SELECT auction, count(*), sum(price) FROM bid GROUP BY
- * auction}: {@link HashAggOp#process} on 16 chunks of bids, then a barrier that writes the changed groups
- * to the state table and emits the changes. One actor owns every vnode; its state store is on a local
+ * auction} in the two phases the compiler plans: each of 16 chunks of bids through the local phase
+ * ({@link LocalAggOp}, one partial row per auction and chunk) into {@link HashAggOp#process}, then a
+ * barrier that writes the changed groups to the state table and emits the changes. One actor owns every vnode; its state store is on a local
  * directory and is fresh every iteration. Score: ns per input row.
  */
 @State(Scope.Thread)
@@ -50,8 +53,10 @@ public class HashAggBenchmark {
   private List<StreamChunk> chunks;
   private JobDefinition job;
   private PlanNode agg;
+  private PlanNode local;
   private Fragment fragment;
   private HashAggOp op;
+  private LocalAggOp localOp;
   private long epoch;
   private long emitted;
 
@@ -66,6 +71,8 @@ public class HashAggBenchmark {
         if (n.hasHashAgg()) {
           agg = n;
           fragment = f;
+        } else if (n.hasLocalAgg()) {
+          local = n;
         }
       }
     }
@@ -81,7 +88,9 @@ public class HashAggBenchmark {
     job.getTablesList().forEach(t -> tables.put(t.getTableId(), t));
     ActorContext ctx = new ActorContext(1, job.getJobId(), job.getVnodeCount(), VnodeBitmap.full(job.getVnodeCount()), List.of(),
         tables, store, new ManualClock(0));
-    op = new HashAggOp(agg.getHashAgg(), NexmarkTable.BID.schema().types(), ctx);
+    localOp = new LocalAggOp(local.getLocalAgg(), NexmarkTable.BID.schema().types());
+    localOp.open();
+    op = new HashAggOp(agg.getHashAgg(), Types.types(local.getSchemaList()), ctx);
     op.open();
     epoch = 1;
   }
@@ -90,7 +99,7 @@ public class HashAggBenchmark {
   @OperationsPerInvocation(CHUNKS * StreamChunk.DEFAULT_CAPACITY)
   public long updateAndBarrier() throws InterruptedException {
     for (StreamChunk c : chunks) {
-      op.process(0, c, chunk -> emitted += chunk.size());
+      localOp.process(0, c, partial -> op.process(0, partial, chunk -> emitted += chunk.size()));
     }
     op.onBarrier(new Barrier(epoch + 1, epoch, null, 0), chunk -> emitted += chunk.size());
     epoch++;
