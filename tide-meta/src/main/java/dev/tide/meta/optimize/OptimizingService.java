@@ -240,17 +240,18 @@ public final class OptimizingService implements GroupLoadSource, AutoCloseable {
     }
     queue.configureTable(tableId, settings);
     LOG.info("table {}: optimizing properties {} (group {}, quota {})", tableId, next, settings.group(), settings.quota());
-    return info(tableId, v);
+    return info(tableId, CompactionPlanner.l0Stats(v));
   }
 
   /** Every table of the committed version, by id. */
   public synchronized List<TableInfo> tableInfos() {
     StoreVersion v = meta.committedVersion();
-    return tableIds(v).stream().map(id -> info(id, v)).toList();
+    Map<Long, CompactionPlanner.L0Stats> l0 = CompactionPlanner.l0Stats(v); // once for every table
+    return tableIds(v).stream().map(id -> info(id, l0)).toList();
   }
 
-  private TableInfo info(long tableId, StoreVersion v) {
-    CompactionPlanner.L0Stats l0 = CompactionPlanner.l0Stats(v).getOrDefault(tableId, new CompactionPlanner.L0Stats(0, 0));
+  private TableInfo info(long tableId, Map<Long, CompactionPlanner.L0Stats> l0Stats) {
+    CompactionPlanner.L0Stats l0 = l0Stats.getOrDefault(tableId, new CompactionPlanner.L0Stats(0, 0));
     Optional<TableLoad> load = queue.load(tableId);
     return new TableInfo(tableId, queue.settings(tableId), tableProperties.getOrDefault(tableId, Map.of()),
         load.map(TableLoad::status).orElse(TableStatus.IDLE), l0.files(), l0.bytes(), load.map(TableLoad::plannedTasks).orElse(0),

@@ -612,16 +612,14 @@ public final class JdbcMetaStore implements MetaStore {
   public void putTableProperties(long tableId, String properties) {
     Objects.requireNonNull(properties, "properties");
     tx("store of the optimizing properties of table " + tableId, c -> {
-      try (PreparedStatement p = c.prepareStatement("DELETE FROM optimizing_tables WHERE table_id = ?")) {
+      try (PreparedStatement p = c.prepareStatement(properties.isEmpty() ? "DELETE FROM optimizing_tables WHERE table_id = ?"
+          : "INSERT INTO optimizing_tables (table_id, properties) VALUES (?, ?)"
+              + " ON CONFLICT (table_id) DO UPDATE SET properties = excluded.properties")) {
         p.setLong(1, tableId);
-        p.executeUpdate();
-      }
-      if (!properties.isEmpty()) {
-        try (PreparedStatement p = c.prepareStatement("INSERT INTO optimizing_tables (table_id, properties) VALUES (?, ?)")) {
-          p.setLong(1, tableId);
+        if (!properties.isEmpty()) {
           p.setString(2, properties);
-          p.executeUpdate();
         }
+        p.executeUpdate();
       }
       return null;
     });

@@ -30,5 +30,12 @@ public interface Operator {
   @FunctionalInterface
   interface Emitter {
     void emit(StreamChunk chunk) throws InterruptedException;
+
+    /** Emits {@code chunk} unless it is null (a builder returns null until a chunk is full). */
+    default void emitIfAny(StreamChunk chunk) throws InterruptedException {
+      if (chunk != null) {
+        emit(chunk);
+      }
+    }
   }
 }

@@ -1,8 +1,7 @@
 package dev.tide.stream.operator;
 
 import dev.tide.common.chunk.Column;
-import dev.tide.common.chunk.IntColumn;
-import dev.tide.common.chunk.LongColumn;
+import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.types.DataType;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -35,7 +34,7 @@ final class GroupIndex<V> {
 
   /** The value of row {@code row}'s group, or null; {@link #put} then adds one under that group. */
   V get(Column[] keys, int row) {
-    if (longs != null && probeOf(keys, row)) {
+    if (longs != null && HashAggOp.probeOf(keys, row, probe)) {
       missedBoxedKey = null;
       if (last != null && Arrays.equals(probe, lastProbe)) {
         return last;
@@ -80,6 +79,24 @@ final class GroupIndex<V> {
     last = null;
   }
 
+  /** The types of the group key columns {@code keyColumns} of an input of {@code inputTypes}. */
+  static DataType[] keyTypes(DataType[] inputTypes, int[] keyColumns) {
+    DataType[] types = new DataType[keyColumns.length];
+    for (int k = 0; k < types.length; k++) {
+      types[k] = inputTypes[keyColumns[k]];
+    }
+    return types;
+  }
+
+  /** The group key columns {@code keyColumns} of {@code chunk}. */
+  static Column[] keyColumns(StreamChunk chunk, int[] keyColumns) {
+    Column[] keys = new Column[keyColumns.length];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = chunk.column(keyColumns[k]);
+    }
+    return keys;
+  }
+
   /** Row {@code row}'s group key as boxed values, as state tables take them. */
   static Object[] key(Column[] keys, int row) {
     Object[] key = new Object[keys.length];
@@ -87,17 +104,5 @@ final class GroupIndex<V> {
       key[k] = HashAggOp.normalizeZero(keys[k].get(row));
     }
     return key;
-  }
-
-  /** Fills {@link #probe} with the integer key of the row; false if a key column is null. */
-  private boolean probeOf(Column[] keys, int row) {
-    for (int k = 0; k < keys.length; k++) {
-      Column c = keys[k];
-      if (c.isNull(row)) {
-        return false;
-      }
-      probe[k] = c instanceof LongColumn l ? l.getLong(row) : ((IntColumn) c).getInt(row);
-    }
-    return true;
   }
 }

@@ -48,11 +48,7 @@ public final class GroupTopOp implements Operator {
     this.orderColumn = node.getOrderColumn();
     this.order = new TopOrder(inputTypes[orderColumn], node.getDescending());
     this.ctx = ctx;
-    DataType[] keyTypes = new DataType[groupKeys.length];
-    for (int k = 0; k < keyTypes.length; k++) {
-      keyTypes[k] = inputTypes[groupKeys[k]];
-    }
-    this.groups = new GroupIndex<>(keyTypes);
+    this.groups = new GroupIndex<>(GroupIndex.keyTypes(inputTypes, groupKeys));
     this.builder = new ChunkBuilder(inputTypes, StreamChunk.DEFAULT_CAPACITY);
   }
 
@@ -65,10 +61,7 @@ public final class GroupTopOp implements Operator {
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
     Column value = chunk.column(orderColumn);
-    Column[] keys = new Column[groupKeys.length];
-    for (int k = 0; k < keys.length; k++) {
-      keys[k] = chunk.column(groupKeys[k]);
-    }
+    Column[] keys = GroupIndex.keyColumns(chunk, groupKeys);
     for (int i = 0; i < chunk.size(); i++) {
       if (!chunk.visible(i)) {
         continue;
@@ -92,7 +85,7 @@ public final class GroupTopOp implements Operator {
       if (cmp > 0) {
         for (Object[] old : g.rows) {
           table.delete(old);
-          emit(out, builder.appendRow(Op.DELETE.code(), old));
+          out.emitIfAny(builder.appendRow(Op.DELETE.code(), old));
         }
         g.rows.clear();
         order.assign(value, i, g);
@@ -100,15 +93,9 @@ public final class GroupTopOp implements Operator {
       Object[] row = chunk.row(i);
       table.put(row);
       g.rows.add(row);
-      emit(out, builder.appendFrom(Op.INSERT.code(), chunk, i));
+      out.emitIfAny(builder.appendFrom(Op.INSERT.code(), chunk, i));
     }
-    emit(out, builder.take());
-  }
-
-  private static void emit(Emitter out, StreamChunk full) throws InterruptedException {
-    if (full != null) {
-      out.emit(full);
-    }
+    out.emitIfAny(builder.take());
   }
 
   /** A group not in the cache: its leaders in state (all hold the same value), or none. */

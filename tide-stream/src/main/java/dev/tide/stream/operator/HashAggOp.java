@@ -495,10 +495,7 @@ public final class HashAggOp implements Operator {
       result.put(stateRow(g));
     }
     dirty.clear();
-    StreamChunk rest = builder.take();
-    if (rest != null) {
-      out.emit(rest);
-    }
+    out.emitIfAny(builder.take());
     result.commit(barrier.prevEpoch());
     for (StateTable t : minmax) {
       if (t != null) {
@@ -526,14 +523,8 @@ public final class HashAggOp implements Operator {
   private void emit(Emitter out, Op op, Object[] row) throws InterruptedException {
     // An update pair must stay in one chunk: flush first if only one slot is left.
     if (op == Op.UPDATE_DELETE && builder.size() >= StreamChunk.DEFAULT_CAPACITY - 1) {
-      StreamChunk full = builder.take();
-      if (full != null) {
-        out.emit(full);
-      }
+      out.emitIfAny(builder.take());
     }
-    StreamChunk full = builder.appendRow(op.code(), row);
-    if (full != null) {
-      out.emit(full);
-    }
+    out.emitIfAny(builder.appendRow(op.code(), row));
   }
 }

@@ -167,16 +167,10 @@ public final class HashJoinOp implements Operator {
         }
       }
       for (Object[] match : rows(other, !(unique[side] && appendOnly[side])).rows) {
-        StreamChunk full = side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i);
-        if (full != null) {
-          out.emit(full);
-        }
+        out.emitIfAny(side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i));
       }
     }
-    StreamChunk rest = builder.take();
-    if (rest != null) {
-      out.emit(rest);
-    }
+    out.emitIfAny(builder.take());
   }
 
   /**

@@ -168,10 +168,7 @@ public final class LocalAggOp implements Operator {
     if (longGroups != null) {
       longGroups.clear();
     }
-    StreamChunk rest = builder.take();
-    if (rest != null) {
-      out.emit(rest);
-    }
+    out.emitIfAny(builder.take());
   }
 
   /** Each row as its own partial states: the key columns as they are, deltas from the row's op and values. */
@@ -298,9 +295,6 @@ public final class LocalAggOp implements Operator {
         default -> builder.column(col++).appendObject(p.extremes[c]);
       }
     }
-    StreamChunk full = builder.finishRow(Op.INSERT.code());
-    if (full != null) {
-      out.emit(full);
-    }
+    out.emitIfAny(builder.finishRow(Op.INSERT.code()));
   }
 }

@@ -75,11 +75,7 @@ public final class RetractingGroupTopOp implements Operator {
     this.descending = node.getDescending();
     this.order = new TopOrder(inputTypes[orderColumn], descending);
     this.ctx = ctx;
-    DataType[] keyTypes = new DataType[groupKeys.length];
-    for (int k = 0; k < keyTypes.length; k++) {
-      keyTypes[k] = inputTypes[groupKeys[k]];
-    }
-    this.groups = new GroupIndex<>(keyTypes);
+    this.groups = new GroupIndex<>(GroupIndex.keyTypes(inputTypes, groupKeys));
     this.builder = new ChunkBuilder(inputTypes, StreamChunk.DEFAULT_CAPACITY);
   }
 
@@ -92,10 +88,7 @@ public final class RetractingGroupTopOp implements Operator {
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
     Column value = chunk.column(orderColumn);
-    Column[] keys = new Column[groupKeys.length];
-    for (int k = 0; k < keys.length; k++) {
-      keys[k] = chunk.column(groupKeys[k]);
-    }
+    Column[] keys = GroupIndex.keyColumns(chunk, groupKeys);
     for (int i = 0; i < chunk.size(); i++) {
       if (!chunk.visible(i) || value.isNull(i)) {
         continue; // a null value never leads, and is not stored
@@ -117,7 +110,7 @@ public final class RetractingGroupTopOp implements Operator {
       }
     }
     pending.clear();
-    emit(out, builder.take());
+    out.emitIfAny(builder.take());
   }
 
   private void insert(Group g, Column value, StreamChunk chunk, int i, Emitter out) throws InterruptedException {
@@ -133,7 +126,7 @@ public final class RetractingGroupTopOp implements Operator {
       g.pending = false;
     }
     g.rows.add(row);
-    emit(out, builder.appendFrom(Op.INSERT.code(), chunk, i));
+    out.emitIfAny(builder.appendFrom(Op.INSERT.code(), chunk, i));
   }
 
   private void delete(Group g, Column value, StreamChunk chunk, int i, Emitter out) throws InterruptedException {
@@ -145,7 +138,7 @@ public final class RetractingGroupTopOp implements Operator {
     Object[] pk = normalizedPk(row);
     for (int r = 0; r < g.rows.size(); r++) {
       if (Arrays.equals(normalizedPk(g.rows.get(r)), pk)) {
-        emit(out, builder.appendRow(Op.DELETE.code(), g.rows.remove(r)));
+        out.emitIfAny(builder.appendRow(Op.DELETE.code(), g.rows.remove(r)));
         break;
       }
     }
@@ -166,7 +159,7 @@ public final class RetractingGroupTopOp implements Operator {
 
   private void retractLeaders(Group g, Emitter out) throws InterruptedException {
     for (Object[] old : g.rows) {
-      emit(out, builder.appendRow(Op.DELETE.code(), old));
+      out.emitIfAny(builder.appendRow(Op.DELETE.code(), old));
     }
     g.rows.clear();
   }
@@ -182,13 +175,7 @@ public final class RetractingGroupTopOp implements Operator {
     order.assign(fresh.rows.get(0)[orderColumn], g);
     for (Object[] row : fresh.rows) {
       g.rows.add(row);
-      emit(out, builder.appendRow(Op.INSERT.code(), row));
-    }
-  }
-
-  private static void emit(Emitter out, StreamChunk full) throws InterruptedException {
-    if (full != null) {
-      out.emit(full);
+      out.emitIfAny(builder.appendRow(Op.INSERT.code(), row));
     }
   }
 

@@ -5,6 +5,7 @@ import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.types.DataType;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -88,5 +89,20 @@ public final class Chunks {
       }
     }
     return ops;
+  }
+
+  /** A row as {@code "OP [values]"}, for readable assertions on output order. */
+  public static String text(Row r) {
+    return r.op() + " " + Arrays.toString(r.values());
+  }
+
+  /** The visible rows of {@code out}, in order, as {@link #text}. */
+  public static List<String> texts(List<StreamChunk> out) {
+    return out.stream().flatMap(c -> visible(c).stream()).map(Chunks::text).toList();
+  }
+
+  /** {@code rows} as {@link #text}. */
+  public static List<String> texts(Row... rows) {
+    return Arrays.stream(rows).map(Chunks::text).toList();
   }
 }

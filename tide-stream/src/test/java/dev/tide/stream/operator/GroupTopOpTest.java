@@ -3,7 +3,7 @@ package dev.tide.stream.operator;
 import static dev.tide.stream.operator.Chunks.chunk;
 import static dev.tide.stream.operator.Chunks.del;
 import static dev.tide.stream.operator.Chunks.ins;
-import static dev.tide.stream.operator.Chunks.visible;
+import static dev.tide.stream.operator.Chunks.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +15,6 @@ import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.stream.expr.Ex;
-import dev.tide.stream.operator.Chunks.Row;
 import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
@@ -57,16 +56,9 @@ class GroupTopOpTest {
   private static List<String> run(GroupTopOp top, StreamChunk in) throws InterruptedException {
     List<StreamChunk> out = new ArrayList<>();
     top.process(0, in, out::add);
-    return out.stream().flatMap(c -> visible(c).stream()).map(GroupTopOpTest::text).toList();
+    return texts(out);
   }
 
-  private static List<String> rows(Row... rows) {
-    return Arrays.stream(rows).map(GroupTopOpTest::text).toList();
-  }
-
-  private static String text(Row r) {
-    return r.op() + " " + Arrays.toString(r.values());
-  }
 
   private static List<List<Object>> stored(Harness h) {
     TableCatalog t = h.job.getTablesList().stream().filter(c -> c.getName().endsWith(".top")).findFirst().orElseThrow();
@@ -78,9 +70,9 @@ class GroupTopOpTest {
     Harness h = harness(true);
     GroupTopOp top = open(h);
     assertThat(run(top, chunk(THREE_LONGS, ins(1L, 5L, 1L), ins(1L, 5L, 2L), ins(1L, 3L, 3L), ins(2L, 4L, 4L), ins(1L, 9L, 5L))))
-        .isEqualTo(rows(ins(1L, 5L, 1L), ins(1L, 5L, 2L), ins(2L, 4L, 4L), del(1L, 5L, 1L), del(1L, 5L, 2L), ins(1L, 9L, 5L)));
+        .isEqualTo(texts(ins(1L, 5L, 1L), ins(1L, 5L, 2L), ins(2L, 4L, 4L), del(1L, 5L, 1L), del(1L, 5L, 2L), ins(1L, 9L, 5L)));
     assertThat(run(top, chunk(THREE_LONGS, ins(1L, 8L, 6L), ins(2L, 4L, 7L))))
-        .isEqualTo(rows(ins(2L, 4L, 7L)));
+        .isEqualTo(texts(ins(2L, 4L, 7L)));
     top.onBarrier(h.barrier(), c -> { });
     assertThat(stored(h)).containsExactlyInAnyOrder(List.of(1L, 9L, 5L), List.of(2L, 4L, 4L), List.of(2L, 4L, 7L));
   }
@@ -94,9 +86,9 @@ class GroupTopOpTest {
 
     // As after a recovery: a new instance with nothing cached reads the leaders from state.
     GroupTopOp restarted = open(h);
-    assertThat(run(restarted, chunk(THREE_LONGS, ins(1L, 7L, 5L), ins(1L, 9L, 6L)))).isEqualTo(rows(ins(1L, 9L, 6L)));
+    assertThat(run(restarted, chunk(THREE_LONGS, ins(1L, 7L, 5L), ins(1L, 9L, 6L)))).isEqualTo(texts(ins(1L, 9L, 6L)));
     assertThat(run(restarted, chunk(THREE_LONGS, ins(1L, 10L, 7L), ins(2L, 3L, 8L))))
-        .isEqualTo(rows(del(1L, 9L, 2L), del(1L, 9L, 3L), del(1L, 9L, 6L), ins(1L, 10L, 7L)));
+        .isEqualTo(texts(del(1L, 9L, 2L), del(1L, 9L, 3L), del(1L, 9L, 6L), ins(1L, 10L, 7L)));
     restarted.onBarrier(h.barrier(), c -> { });
     assertThat(stored(h)).containsExactlyInAnyOrder(List.of(1L, 10L, 7L), List.of(2L, 4L, 4L));
   }
@@ -106,7 +98,7 @@ class GroupTopOpTest {
     Harness h = harness(false);
     GroupTopOp top = open(h);
     assertThat(run(top, chunk(THREE_LONGS, ins(1L, null, 1L), ins(1L, 5L, 2L), ins(1L, null, 3L), ins(1L, 3L, 4L), ins(1L, 3L, 5L))))
-        .isEqualTo(rows(ins(1L, 5L, 2L), del(1L, 5L, 2L), ins(1L, 3L, 4L), ins(1L, 3L, 5L)));
+        .isEqualTo(texts(ins(1L, 5L, 2L), del(1L, 5L, 2L), ins(1L, 3L, 4L), ins(1L, 3L, 5L)));
   }
 
   @Test
@@ -114,10 +106,10 @@ class GroupTopOpTest {
     Harness h = harness(true);
     GroupTopOp top = open(h);
     assertThat(run(top, chunk(THREE_LONGS, ins(null, 5L, 1L), ins(1L, 6L, 2L), ins(null, 7L, 3L), ins(null, 7L, 4L))))
-        .isEqualTo(rows(ins(null, 5L, 1L), ins(1L, 6L, 2L), del(null, 5L, 1L), ins(null, 7L, 3L), ins(null, 7L, 4L)));
+        .isEqualTo(texts(ins(null, 5L, 1L), ins(1L, 6L, 2L), del(null, 5L, 1L), ins(null, 7L, 3L), ins(null, 7L, 4L)));
     top.onBarrier(h.barrier(), c -> { });
     assertThat(run(open(h), chunk(THREE_LONGS, ins(null, 8L, 5L))))
-        .isEqualTo(rows(del(null, 7L, 3L), del(null, 7L, 4L), ins(null, 8L, 5L)));
+        .isEqualTo(texts(del(null, 7L, 3L), del(null, 7L, 4L), ins(null, 8L, 5L)));
   }
 
   @Test
@@ -135,10 +127,10 @@ class GroupTopOpTest {
     a.updateVnodes(full, without);
     GroupTopOp b = open(h, new ActorContext(2, all.jobId(), all.vnodeCount(), VnodeBitmap.of(all.vnodeCount(), vnode), List.of(),
         new TreeMap<>(all.tables()), h.store, new ManualClock(0)));
-    assertThat(run(b, chunk(THREE_LONGS, ins(1L, 8L, 2L)))).isEqualTo(rows(del(1L, 5L, 1L), ins(1L, 8L, 2L)));
+    assertThat(run(b, chunk(THREE_LONGS, ins(1L, 8L, 2L)))).isEqualTo(texts(del(1L, 5L, 1L), ins(1L, 8L, 2L)));
     b.onBarrier(h.barrier(), c -> { });
     a.updateVnodes(without, full);
-    assertThat(run(a, chunk(THREE_LONGS, ins(1L, 6L, 3L), ins(1L, 8L, 4L)))).isEqualTo(rows(ins(1L, 8L, 4L)));
+    assertThat(run(a, chunk(THREE_LONGS, ins(1L, 6L, 3L), ins(1L, 8L, 4L)))).isEqualTo(texts(ins(1L, 8L, 4L)));
   }
 
   @Test
@@ -149,10 +141,10 @@ class GroupTopOpTest {
     DataType[] people = {DataType.VARCHAR, DataType.VARCHAR, DataType.BIGINT};
     GroupTopOp top = open(h);
     assertThat(run(top, chunk(people, ins("OR", "kim", 1L), ins(null, "ann", 2L), ins("OR", "bo", 3L), ins("OR", "zed", 4L))))
-        .isEqualTo(rows(ins("OR", "kim", 1L), ins(null, "ann", 2L), del("OR", "kim", 1L), ins("OR", "bo", 3L)));
+        .isEqualTo(texts(ins("OR", "kim", 1L), ins(null, "ann", 2L), del("OR", "kim", 1L), ins("OR", "bo", 3L)));
     top.onBarrier(h.barrier(), c -> { });
     assertThat(run(open(h), chunk(people, ins("OR", "bo", 5L), ins(null, "al", 6L), ins("OR", "carl", 7L))))
-        .isEqualTo(rows(ins("OR", "bo", 5L), del(null, "ann", 2L), ins(null, "al", 6L)));
+        .isEqualTo(texts(ins("OR", "bo", 5L), del(null, "ann", 2L), ins(null, "al", 6L)));
 
     PlanBuilder d = new PlanBuilder("d");
     d.source("nexmark", "bid", OPTS).project(List.of(new PlanBuilder.Named(Ex.col("auction"), "auction"),
@@ -162,9 +154,9 @@ class GroupTopOpTest {
     DataType[] halves = {DataType.BIGINT, DataType.DOUBLE, DataType.BIGINT};
     GroupTopOp dt = open(hd);
     assertThat(run(dt, chunk(halves, ins(1L, -0.5, 1L), ins(1L, 0.0, 2L))))
-        .isEqualTo(rows(ins(1L, -0.5, 1L), del(1L, -0.5, 1L), ins(1L, 0.0, 2L)));
+        .isEqualTo(texts(ins(1L, -0.5, 1L), del(1L, -0.5, 1L), ins(1L, 0.0, 2L)));
     dt.onBarrier(hd.barrier(), c -> { });
-    assertThat(run(open(hd), chunk(halves, ins(1L, -0.0, 3L), ins(1L, -2.0, 4L)))).isEqualTo(rows(ins(1L, -0.0, 3L)));
+    assertThat(run(open(hd), chunk(halves, ins(1L, -0.0, 3L), ins(1L, -2.0, 4L)))).isEqualTo(texts(ins(1L, -0.0, 3L)));
   }
 
   @Test

@@ -5,7 +5,7 @@ import static dev.tide.stream.operator.Chunks.del;
 import static dev.tide.stream.operator.Chunks.ins;
 import static dev.tide.stream.operator.Chunks.ud;
 import static dev.tide.stream.operator.Chunks.ui;
-import static dev.tide.stream.operator.Chunks.visible;
+import static dev.tide.stream.operator.Chunks.texts;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tide.common.chunk.StreamChunk;
@@ -18,7 +18,6 @@ import dev.tide.stream.operator.Chunks.Row;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.PlanBuilder;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,28 +56,21 @@ class RetractingGroupTopOpTest {
   private static List<String> run(RetractingGroupTopOp top, Row... in) throws InterruptedException {
     List<StreamChunk> out = new ArrayList<>();
     top.process(0, chunk(THREE_LONGS, in), out::add);
-    return out.stream().flatMap(c -> visible(c).stream()).map(RetractingGroupTopOpTest::text).toList();
+    return texts(out);
   }
 
-  private static List<String> rows(Row... rows) {
-    return Arrays.stream(rows).map(RetractingGroupTopOpTest::text).toList();
-  }
-
-  private static String text(Row r) {
-    return r.op() + " " + Arrays.toString(r.values());
-  }
 
   @Test
   void whenTheLastLeaderIsDeletedTheNextBestRowsLeadTiesIncluded() throws InterruptedException {
     RetractingGroupTopOp top = open(harness(true));
     assertThat(run(top, ins(1L, 1L, 5L), ins(1L, 2L, 3L), ins(1L, 3L, 3L), ins(1L, 4L, 9L), ins(2L, 5L, 1L)))
-        .isEqualTo(rows(ins(1L, 1L, 5L), del(1L, 1L, 5L), ins(1L, 4L, 9L), ins(2L, 5L, 1L)));
-    assertThat(run(top, del(1L, 4L, 9L))).isEqualTo(rows(del(1L, 4L, 9L), ins(1L, 1L, 5L)));
-    assertThat(run(top, del(1L, 1L, 5L), del(1L, 2L, 3L))).isEqualTo(rows(del(1L, 1L, 5L), ins(1L, 3L, 3L)));
-    assertThat(run(top, ins(1L, 6L, 3L))).isEqualTo(rows(ins(1L, 6L, 3L)));
-    assertThat(run(top, del(1L, 3L, 3L))).isEqualTo(rows(del(1L, 3L, 3L)));
-    assertThat(run(top, del(1L, 6L, 3L), del(2L, 5L, 1L))).isEqualTo(rows(del(1L, 6L, 3L), del(2L, 5L, 1L)));
-    assertThat(run(top, ins(1L, 7L, 2L))).isEqualTo(rows(ins(1L, 7L, 2L)));
+        .isEqualTo(texts(ins(1L, 1L, 5L), del(1L, 1L, 5L), ins(1L, 4L, 9L), ins(2L, 5L, 1L)));
+    assertThat(run(top, del(1L, 4L, 9L))).isEqualTo(texts(del(1L, 4L, 9L), ins(1L, 1L, 5L)));
+    assertThat(run(top, del(1L, 1L, 5L), del(1L, 2L, 3L))).isEqualTo(texts(del(1L, 1L, 5L), ins(1L, 3L, 3L)));
+    assertThat(run(top, ins(1L, 6L, 3L))).isEqualTo(texts(ins(1L, 6L, 3L)));
+    assertThat(run(top, del(1L, 3L, 3L))).isEqualTo(texts(del(1L, 3L, 3L)));
+    assertThat(run(top, del(1L, 6L, 3L), del(2L, 5L, 1L))).isEqualTo(texts(del(1L, 6L, 3L), del(2L, 5L, 1L)));
+    assertThat(run(top, ins(1L, 7L, 2L))).isEqualTo(texts(ins(1L, 7L, 2L)));
   }
 
   @Test
@@ -86,21 +78,21 @@ class RetractingGroupTopOpTest {
     RetractingGroupTopOp top = open(harness(true));
     run(top, ins(1L, 1L, 5L), ins(1L, 2L, 3L));
     // From worse to best: the old leader is retracted.
-    assertThat(run(top, ud(1L, 2L, 3L), ui(1L, 2L, 7L))).isEqualTo(rows(del(1L, 1L, 5L), ins(1L, 2L, 7L)));
+    assertThat(run(top, ud(1L, 2L, 3L), ui(1L, 2L, 7L))).isEqualTo(texts(del(1L, 1L, 5L), ins(1L, 2L, 7L)));
     // A leader rising stays the leader, without reading state; one falling to a tie joins the other.
-    assertThat(run(top, ud(1L, 2L, 7L), ui(1L, 2L, 8L))).isEqualTo(rows(del(1L, 2L, 7L), ins(1L, 2L, 8L)));
-    assertThat(run(top, ud(1L, 2L, 8L), ui(1L, 2L, 5L))).isEqualTo(rows(del(1L, 2L, 8L), ins(1L, 1L, 5L), ins(1L, 2L, 5L)));
+    assertThat(run(top, ud(1L, 2L, 7L), ui(1L, 2L, 8L))).isEqualTo(texts(del(1L, 2L, 7L), ins(1L, 2L, 8L)));
+    assertThat(run(top, ud(1L, 2L, 8L), ui(1L, 2L, 5L))).isEqualTo(texts(del(1L, 2L, 8L), ins(1L, 1L, 5L), ins(1L, 2L, 5L)));
     // A row falling below the others in the same chunk as its delete: the others lead.
     assertThat(run(top, ud(1L, 1L, 5L), ui(1L, 1L, 1L), ud(1L, 2L, 5L), ui(1L, 2L, 4L)))
-        .isEqualTo(rows(del(1L, 1L, 5L), del(1L, 2L, 5L), ins(1L, 2L, 4L)));
+        .isEqualTo(texts(del(1L, 1L, 5L), del(1L, 2L, 5L), ins(1L, 2L, 4L)));
   }
 
   @Test
   void minRowsLeadWithTheLeastValueAndNullValuesAreNeitherStoredNorLead() throws InterruptedException {
     RetractingGroupTopOp top = open(harness(false));
     assertThat(run(top, ins(1L, 1L, null), ins(1L, 2L, 5L), ins(1L, 3L, 3L), ins(1L, 4L, 4L)))
-        .isEqualTo(rows(ins(1L, 2L, 5L), del(1L, 2L, 5L), ins(1L, 3L, 3L)));
-    assertThat(run(top, del(1L, 3L, 3L), del(1L, 1L, null))).isEqualTo(rows(del(1L, 3L, 3L), ins(1L, 4L, 4L)));
+        .isEqualTo(texts(ins(1L, 2L, 5L), del(1L, 2L, 5L), ins(1L, 3L, 3L)));
+    assertThat(run(top, del(1L, 3L, 3L), del(1L, 1L, null))).isEqualTo(texts(del(1L, 3L, 3L), ins(1L, 4L, 4L)));
   }
 
   @Test
@@ -112,8 +104,8 @@ class RetractingGroupTopOpTest {
     run(top, del(1L, 3L, 7L), ins(1L, 4L, 8L)); // never committed: lost with the failed actor
 
     RetractingGroupTopOp recovered = open(h);
-    assertThat(run(recovered, del(1L, 2L, 9L))).isEqualTo(rows(del(1L, 2L, 9L), ins(1L, 3L, 7L)));
-    assertThat(run(recovered, del(1L, 3L, 7L))).isEqualTo(rows(del(1L, 3L, 7L), ins(1L, 1L, 5L)));
+    assertThat(run(recovered, del(1L, 2L, 9L))).isEqualTo(texts(del(1L, 2L, 9L), ins(1L, 3L, 7L)));
+    assertThat(run(recovered, del(1L, 3L, 7L))).isEqualTo(texts(del(1L, 3L, 7L), ins(1L, 1L, 5L)));
   }
 
   @Test
@@ -133,8 +125,8 @@ class RetractingGroupTopOpTest {
     recovered.open();
     List<StreamChunk> out = new ArrayList<>();
     recovered.process(0, chunk(types, del(1L, 1L, -0.0)), out::add);
-    assertThat(out.stream().flatMap(c -> visible(c).stream()).map(RetractingGroupTopOpTest::text).toList())
-        .isEqualTo(rows(del(1L, 1L, 0.0), ins(1L, 2L, -1.0)));
+    assertThat(texts(out))
+        .isEqualTo(texts(del(1L, 1L, 0.0), ins(1L, 2L, -1.0)));
   }
 
   @Test
@@ -152,9 +144,9 @@ class RetractingGroupTopOpTest {
     a.updateVnodes(full, without);
     RetractingGroupTopOp b = open(h, new ActorContext(2, all.jobId(), all.vnodeCount(), VnodeBitmap.of(all.vnodeCount(), vnode),
         List.of(), new TreeMap<>(all.tables()), h.store, new ManualClock(0)));
-    assertThat(run(b, del(1L, 2L, 6L), ins(1L, 3L, 4L))).isEqualTo(rows(del(1L, 2L, 6L), ins(1L, 1L, 5L)));
+    assertThat(run(b, del(1L, 2L, 6L), ins(1L, 3L, 4L))).isEqualTo(texts(del(1L, 2L, 6L), ins(1L, 1L, 5L)));
     b.onBarrier(h.barrier(), c -> { });
     a.updateVnodes(without, full);
-    assertThat(run(a, del(1L, 1L, 5L))).isEqualTo(rows(del(1L, 1L, 5L), ins(1L, 3L, 4L)));
+    assertThat(run(a, del(1L, 1L, 5L))).isEqualTo(texts(del(1L, 1L, 5L), ins(1L, 3L, 4L)));
   }
 }
