@@ -30,6 +30,13 @@ import java.util.concurrent.locks.LockSupport;
  * reads state only after the previous epoch of its first barrier, and of any barrier that gave it
  * vnodes or splits, is committed.
  *
+ * <p>Watermarks ({@link Watermark}): a source actor passes on its source's as they rise. An actor
+ * fed by channels keeps the latest of each input per column and hands a merge the least over its
+ * inputs once every one of them has made one and it rose. A reschedule barrier forgets the inputs'
+ * watermarks: an upstream source that gained splits may emit rows below what it promised before,
+ * so only watermarks made after the barrier count. What a merge was handed stays valid (it is
+ * below every split's position), so it never falls.
+ *
  * <p>Thread-safety: everything but {@link #stop} runs on the actor thread.
  */
 public final class Actor implements Runnable {
@@ -77,6 +84,8 @@ public final class Actor implements Runnable {
     final int leaf;
     final long upstreamActorId;
     long skipBarrierEpoch;
+    /** The latest watermark of this input per column. */
+    final Map<Integer, Long> watermarks = new HashMap<>(2);
 
     public Input(Channel channel, int leaf, long upstreamActorId) {
       this.channel = channel;
@@ -107,6 +116,11 @@ public final class Actor implements Runnable {
   private Barrier pending;
   private int roundRobin;
   private int deliveredLeaf;
+  private Input deliveredInput;
+  /** The watermark each merge was last handed, keyed {@code leaf << 32 | column}. */
+  private final Map<Long, Long> mergeWatermarks = new HashMap<>();
+  /** The watermark last dispatched per output column. */
+  private final Map<Integer, Long> dispatchedWatermarks = new HashMap<>();
 
   /**
    * @param nodes operators in topological order (children before parents); the last is the root
@@ -133,12 +147,32 @@ public final class Actor implements Runnable {
     for (int i = nodes.size() - 1; i >= 0; i--) {
       Node n = nodes.get(i);
       if (n.parent() < 0) {
-        emitters[i] = this::dispatch;
+        emitters[i] = new Operator.Emitter() {
+          @Override
+          public void emit(StreamChunk chunk) throws InterruptedException {
+            dispatch(chunk);
+          }
+
+          @Override
+          public void watermark(Watermark w) throws InterruptedException {
+            dispatchWatermark(w);
+          }
+        };
       } else {
         Operator parent = nodes.get(n.parent()).operator();
         Operator.Emitter parentOut = emitters[n.parent()];
         int side = n.side();
-        emitters[i] = c -> parent.process(side, c, parentOut);
+        emitters[i] = new Operator.Emitter() {
+          @Override
+          public void emit(StreamChunk chunk) throws InterruptedException {
+            parent.process(side, chunk, parentOut);
+          }
+
+          @Override
+          public void watermark(Watermark w) throws InterruptedException {
+            parent.onWatermark(side, w, parentOut);
+          }
+        };
       }
     }
     this.blocked = new boolean[inputs.size()];
@@ -154,6 +188,21 @@ public final class Actor implements Runnable {
     }
     for (Dispatcher d : dispatchers) {
       d.dispatch(chunk);
+    }
+  }
+
+  /**
+   * To every output of the current dispatchers (a reschedule replaces them), if it rose above what
+   * went out on its column since the last reschedule barrier (after which downstream actors forget it).
+   */
+  private void dispatchWatermark(Watermark w) throws InterruptedException {
+    Long sent = dispatchedWatermarks.get(w.column());
+    if (sent != null && w.value() <= sent) {
+      return;
+    }
+    dispatchedWatermarks.put(w.column(), w.value());
+    for (Dispatcher d : dispatchers) {
+      d.watermark(w);
     }
   }
 
@@ -216,6 +265,12 @@ public final class Actor implements Runnable {
       if (c != null) {
         emitters[sourceLeaf].emit(c);
         emittedSinceBarrier = true;
+      }
+      Watermark w = source.pollWatermark();
+      if (w != null) {
+        emitters[sourceLeaf].watermark(w);
+      }
+      if (c != null) {
         continue;
       }
       if (emittedSinceBarrier && source.ended()) {
@@ -240,6 +295,8 @@ public final class Actor implements Runnable {
       if (m instanceof StreamChunk c) {
         Node leaf = nodes.get(deliveredLeaf);
         leaf.operator().process(0, c, emitters[deliveredLeaf]);
+      } else if (m instanceof Watermark w) {
+        alignWatermark(deliveredInput, w);
       } else if (onBarrier((Barrier) m)) {
         return;
       }
@@ -285,6 +342,7 @@ public final class Actor implements Runnable {
           continue;
         }
         deliveredLeaf = in.leaf;
+        deliveredInput = in;
         return m;
       }
       if (!any) {
@@ -293,6 +351,27 @@ public final class Actor implements Runnable {
           throw new InterruptedException();
         }
       }
+    }
+  }
+
+  /** Records an input's watermark; hands its merge the least of its inputs' once all have one and it rose. */
+  private void alignWatermark(Input from, Watermark w) throws InterruptedException {
+    from.watermarks.merge(w.column(), w.value(), Math::max);
+    long least = Long.MAX_VALUE;
+    for (Input in : inputs) {
+      if (in.leaf == from.leaf) {
+        Long v = in.watermarks.get(w.column());
+        if (v == null) {
+          return;
+        }
+        least = Math.min(least, v);
+      }
+    }
+    long key = (long) from.leaf << 32 | w.column();
+    Long handed = mergeWatermarks.get(key);
+    if (handed == null || least > handed) {
+      mergeWatermarks.put(key, least);
+      nodes.get(from.leaf).operator().onWatermark(0, new Watermark(w.column(), least), emitters[from.leaf]);
     }
   }
 
@@ -318,6 +397,10 @@ public final class Actor implements Runnable {
     boolean gained = false;
     if (update != null) {
       gained = applyUpdate(update, next, b);
+    }
+    if (b.mutation() != null && b.mutation().hasUpdate()) {
+      inputs.forEach(in -> in.watermarks.clear());
+      dispatchedWatermarks.clear(); // downstream actors forget what came before this barrier: say it again
     }
     listener.collected(actorId, b);
     if (b.stops(actorId)) {

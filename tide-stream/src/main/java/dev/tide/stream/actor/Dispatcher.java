@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 /**
  * Sends an actor's output towards one downstream fragment. Chunks go out with a visibility mask
- * (columns are shared, not copied); barriers go to every output. An output is a local channel or a
+ * (columns are shared, not copied); barriers and watermarks go to every output. An output is a local channel or a
  * remote link ({@link Outbox}); the dispatcher does not tell them apart.
  */
 public abstract class Dispatcher {
@@ -41,6 +41,13 @@ public abstract class Dispatcher {
   }
 
   public abstract void dispatch(StreamChunk chunk) throws InterruptedException;
+
+  /** A watermark goes to every output, like a barrier: each downstream actor aligns its inputs'. */
+  public void watermark(Watermark w) throws InterruptedException {
+    for (Outbox o : outputs) {
+      o.send(w);
+    }
+  }
 
   public void barrier(Barrier b) throws InterruptedException {
     for (Outbox o : outputs) {

@@ -17,6 +17,13 @@ public interface Operator {
 
   default void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {}
 
+  /**
+   * The least watermark of input {@code side} rose (see {@link Watermark}). The default drops it,
+   * which is always safe: operators downstream then keep their state longer. An operator that passes
+   * it on maps it to the output column that carries the same values.
+   */
+  default void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {}
+
   default void close() {}
 
   /**
@@ -26,10 +33,13 @@ public interface Operator {
    */
   default void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {}
 
-  /** Where an operator sends its output chunks. */
+  /** Where an operator sends its output chunks and watermarks. */
   @FunctionalInterface
   interface Emitter {
     void emit(StreamChunk chunk) throws InterruptedException;
+
+    /** Passes a watermark on; emitters that only collect chunks (tests) drop it. */
+    default void watermark(Watermark watermark) throws InterruptedException {}
 
     /** Emits {@code chunk} unless it is null (a builder returns null until a chunk is full). */
     default void emitIfAny(StreamChunk chunk) throws InterruptedException {

@@ -27,6 +27,14 @@ public interface SourceOperator extends Operator {
    */
   void updateSplits(List<Integer> splits);
 
+  /**
+   * The source's watermark if it rose since the last call (see {@link Watermark}), else null. Called
+   * by the actor after each {@link #next}. A source without event time never has one.
+   */
+  default Watermark pollWatermark() {
+    return null;
+  }
+
   @Override
   default void process(int side, StreamChunk chunk, Emitter out) {
     throw new UnsupportedOperationException("a source has no input");

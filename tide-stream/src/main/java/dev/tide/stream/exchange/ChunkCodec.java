@@ -12,6 +12,7 @@ import dev.tide.common.chunk.StringColumn;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.exchange.ExchangeRequest;
 import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.Watermark;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -19,7 +20,7 @@ import java.nio.ByteOrder;
 /**
  * The wire form of exchange messages: a {@link StreamChunk} as one compact little-endian byte layout
  * (columns as raw arrays, never per-row objects), a {@link Barrier} as the {@code tide.stream.Barrier}
- * proto.
+ * proto, a {@link Watermark} as its column and value.
  *
  * <p>Visibility is <em>applied</em>: only visible rows are encoded, so a chunk that a hash
  * dispatcher masked for one output costs only that output's rows on the wire; the decoded chunk has
@@ -47,7 +48,7 @@ public final class ChunkCodec {
 
   // ---------------------------------------------------------------- messages
 
-  /** The request carrying one channel message: a {@link StreamChunk} or a {@link Barrier}. */
+  /** The request carrying one channel message: a {@link StreamChunk}, a {@link Barrier} or a {@link Watermark}. */
   public static ExchangeRequest toRequest(Object message) {
     if (message instanceof StreamChunk c) {
       return ExchangeRequest.newBuilder().setChunk(UnsafeByteOperations.unsafeWrap(encode(c))).build();
@@ -55,8 +56,12 @@ public final class ChunkCodec {
     if (message instanceof Barrier b) {
       return ExchangeRequest.newBuilder().setBarrier(toProto(b)).build();
     }
+    if (message instanceof Watermark w) {
+      return ExchangeRequest.newBuilder()
+          .setWatermark(dev.tide.proto.exchange.Watermark.newBuilder().setColumn(w.column()).setValue(w.value())).build();
+    }
     throw new IllegalArgumentException("exchange cannot send a " + (message == null ? "null" : message.getClass().getName())
-        + ": expected a StreamChunk or a Barrier");
+        + ": expected a StreamChunk, a Barrier or a Watermark");
   }
 
   /** The channel message a data request carries. */
@@ -64,7 +69,8 @@ public final class ChunkCodec {
     return switch (request.getKindCase()) {
       case CHUNK -> decode(request.getChunk());
       case BARRIER -> Barrier.of(request.getBarrier());
-      default -> throw new IllegalArgumentException("expected a chunk or a barrier message, got " + request.getKindCase());
+      case WATERMARK -> new Watermark(request.getWatermark().getColumn(), request.getWatermark().getValue());
+      default -> throw new IllegalArgumentException("expected a chunk, barrier or watermark message, got " + request.getKindCase());
     };
   }
 

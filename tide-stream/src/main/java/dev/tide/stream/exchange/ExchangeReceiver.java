@@ -162,8 +162,8 @@ public final class ExchangeReceiver extends ExchangeServiceGrpc.ExchangeServiceI
             + " with only " + granted + " permits granted"), true);
         return;
       }
-      if (request.getKindCase() != ExchangeRequest.KindCase.CHUNK && request.getKindCase() != ExchangeRequest.KindCase.BARRIER) {
-        fail(Status.INVALID_ARGUMENT.withDescription("link " + id.up() + " -> " + id.down() + ": expected a chunk or a barrier,"
+      if (request.getKindCase() == ExchangeRequest.KindCase.OPEN || request.getKindCase() == ExchangeRequest.KindCase.KIND_NOT_SET) {
+        fail(Status.INVALID_ARGUMENT.withDescription("link " + id.up() + " -> " + id.down() + ": expected a chunk, a barrier or a watermark,"
             + " got " + request.getKindCase()), true);
         return;
       }

@@ -154,7 +154,7 @@ final class ActorBuilder {
       case SOURCE -> new NexmarkSourceOp(n.getSource(), ctx);
       case FILTER -> new FilterOp(n.getFilter().getCondition());
       case PROJECT -> new ProjectOp(n.getProject().getExprsList());
-      case WINDOW -> new WindowOp(n.getWindow());
+      case WINDOW -> new WindowOp(n.getWindow(), inputTypes(n, 0, nodes, index).length);
       case HASH_AGG -> new HashAggOp(n.getHashAgg(), inputTypes(n, 0, nodes, index), ctx);
       case GROUP_TOP -> n.getGroupTop().getRetractingInput()
           ? new RetractingGroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx)

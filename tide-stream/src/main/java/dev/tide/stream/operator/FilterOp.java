@@ -5,6 +5,7 @@ import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.proto.plan.Expr;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.expr.ChunkExpr;
 import java.util.Arrays;
 
@@ -48,5 +49,10 @@ public final class FilterOp implements Operator {
     }
     StreamChunk result = kept == n ? chunk.withVisibility(null) : chunk.withVisibility(vis);
     out.emit(newOps == null ? result : result.withOps(newOps));
+  }
+
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    out.watermark(watermark);
   }
 }

@@ -2,6 +2,7 @@ package dev.tide.stream.operator;
 
 import dev.tide.common.chunk.ChunkBuilder;
 import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.LongColumn;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
@@ -9,9 +10,16 @@ import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.GroupTopNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.NavigableMap;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Per group, the rows that hold the best value of the order column, ties included
@@ -23,7 +31,13 @@ import java.util.List;
  *
  * <p>Cache: the leaders of groups looked up since the cache was last cleared, cleared at a barrier
  * once past its bound (state is in the store, so dropping them is always safe) and when the actor
- * gains vnodes (another actor owned them meanwhile). Thread-safety: confined to the actor thread.
+ * gains vnodes (another actor owned them meanwhile).
+ *
+ * <p>Watermarks: one on a group key column (a window) goes on to the output, and the groups below
+ * it are forgotten: their leaders' state rows are deleted (their output stands), and rows that
+ * still arrive for them are late and dropped. The groups with state are indexed by that column,
+ * from a scan of the owned state at the first such watermark (and after a vnode change), then as
+ * leaders are written. Thread-safety: confined to the actor thread.
  */
 public final class GroupTopOp implements Operator {
   private static final int MAX_CACHED_GROUPS = 100_000;
@@ -36,6 +50,11 @@ public final class GroupTopOp implements Operator {
   private final GroupIndex<Leaders> groups;
   private final ChunkBuilder builder;
   private StateTable table;
+  /** Position in groupKeys of the column whose watermark closes groups; -1 until one arrives. */
+  private int windowKey = -1;
+  private long closedBelow = Long.MIN_VALUE;
+  /** Keys of the groups with state, by window; null until indexed (see the class doc). */
+  private NavigableMap<Long, Set<List<Object>>> byWindow;
 
   /** One group's best value and the rows that hold it (as stored). */
   private static final class Leaders extends TopOrder.Best {
@@ -70,7 +89,7 @@ public final class GroupTopOp implements Operator {
         throw new IllegalStateException("group top over an append-only input received a " + Op.of(chunk.op(i))
             + ": the plan's append-only derivation is wrong for this input");
       }
-      if (value.isNull(i)) {
+      if (value.isNull(i) || late(keys, i)) {
         continue; // a null value never leads
       }
       Leaders g = groups.get(keys, i);
@@ -92,10 +111,72 @@ public final class GroupTopOp implements Operator {
       }
       Object[] row = chunk.row(i);
       table.put(row);
+      if (g.rows.isEmpty()) {
+        indexGroup(row);
+      }
       g.rows.add(row);
       out.emitIfAny(builder.appendFrom(Op.INSERT.code(), chunk, i));
     }
     out.emitIfAny(builder.take());
+  }
+
+  private boolean late(Column[] keys, int row) {
+    if (windowKey < 0) {
+      return false;
+    }
+    Column w = keys[windowKey];
+    return w.isNull(row) || ((LongColumn) w).getLong(row) < closedBelow;
+  }
+
+  /** Records the group of a leader row in the window index (when there is one). */
+  private void indexGroup(Object[] row) {
+    if (byWindow == null) {
+      return;
+    }
+    Object[] key = new Object[groupKeys.length];
+    for (int k = 0; k < key.length; k++) {
+      key[k] = row[groupKeys[k]];
+    }
+    Object w = key[windowKey];
+    if (w != null) {
+      byWindow.computeIfAbsent((Long) w, x -> new HashSet<>()).add(Arrays.asList(key));
+    }
+  }
+
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    int p = -1;
+    for (int k = 0; k < groupKeys.length; k++) {
+      if (groupKeys[k] == watermark.column()) {
+        p = k;
+      }
+    }
+    if (p < 0 || (windowKey >= 0 && p != windowKey)) {
+      return; // one closing column; watermarks on other columns end here
+    }
+    windowKey = p;
+    if (watermark.value() > closedBelow) {
+      closedBelow = watermark.value();
+      if (byWindow == null) {
+        byWindow = new TreeMap<>();
+        for (Object[] row : table.scanOwned()) {
+          indexGroup(row);
+        }
+      }
+      SortedMap<Long, Set<List<Object>>> closed = byWindow.headMap(closedBelow);
+      if (!closed.isEmpty()) {
+        for (Set<List<Object>> keys : closed.values()) {
+          for (List<Object> key : keys) {
+            for (Object[] row : table.scanPrefix(key.toArray())) {
+              table.delete(row);
+            }
+          }
+        }
+        closed.clear();
+        groups.clear();
+      }
+    }
+    out.watermark(watermark);
   }
 
   /** A group not in the cache: its leaders in state (all hold the same value), or none. */
@@ -119,6 +200,7 @@ public final class GroupTopOp implements Operator {
   @Override
   public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
     table.updateVnodes(vnodes);
+    byWindow = null; // indexed again from the owned state at the next watermark
     if (!vnodes.isSubsetOf(old)) {
       groups.clear(); // leaders of regained vnodes may be stale: another actor owned them meanwhile
     }

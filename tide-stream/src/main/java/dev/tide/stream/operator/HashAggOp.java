@@ -14,12 +14,16 @@ import dev.tide.proto.plan.AggKind;
 import dev.tide.proto.plan.HashAggNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Hash aggregation with retractions. Each group's state row ({@link AggLayout}) is the source of truth
@@ -39,6 +43,15 @@ import java.util.Map;
  * aggregation. Each input row is a {@link LocalAggOp} row (group key at columns 0..k-1, then partial
  * states in the result table's layout) whose deltas are added to its group, as if the rows they
  * combine had arrived one by one; state, barriers and output are those of the one-phase aggregation.
+ *
+ * <p>Emit on window close ({@link HashAggNode#getEmitOnWindowClose()}): one group key column is a
+ * window ({@code window_key}). A group's row is emitted once, as an insert, when the watermark on
+ * that column passes its window, and its state row is deleted then: the output is append-only and
+ * state holds open windows only. Every open group lives in memory, indexed by window (reloaded from
+ * state on the first row after start or after a vnode change). A row below the watermark, or
+ * without a window, is late and dropped. The input is append-only (the planner's rule). The
+ * watermark goes on to the output's window column once the rows it closed are emitted; an
+ * aggregation that emits at barriers passes none on (its pending changes could be below it).
  */
 public final class HashAggOp implements Operator {
   private static final int MAX_CACHED_GROUPS = 200_000;
@@ -61,6 +74,10 @@ public final class HashAggOp implements Operator {
   private final List<Group> dirty = new ArrayList<>();
   private final ChunkBuilder builder;
   private final int stateWidth; // group key and state columns of a result-table row
+  private final int windowKey; // position in groupKeys of the window that closes groups; -1: emit at barriers
+  private final NavigableMap<Long, List<Group>> openWindows = new TreeMap<>();
+  private long closedBelow = Long.MIN_VALUE;
+  private boolean loaded;
 
   /** Running state of one group. */
   private final class Group {
@@ -76,6 +93,7 @@ public final class HashAggOp implements Operator {
     final Map<Object, long[]>[] multisetDeltas = new Map[calls.length];
     Object[] lastOutput;
     boolean isDirty;
+    boolean closed; // emitted at its window's close; its state is deleted
 
     Group(Object[] key) {
       this.key = key;
@@ -118,12 +136,15 @@ public final class HashAggOp implements Operator {
     this.probe = new long[groupKeys.length];
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
     this.stateWidth = groupKeys.length + AggLayout.stateFields(node.getCallsList(), inputTypes).size();
+    this.windowKey = node.getEmitOnWindowClose() ? node.getWindowKey() : -1;
   }
 
   @Override
   public void open() {
     result = ctx.table(node.getResultTableId());
-    result.filterKeys(0);
+    if (windowKey < 0) {
+      result.filterKeys(0); // with windows closing, every open group is in memory: no lookups to filter
+    }
     minmax = new StateTable[calls.length];
     for (int c = 0; c < calls.length; c++) {
       if (isMinMax(calls[c]) && !appendOnlyInput) {
@@ -138,7 +159,10 @@ public final class HashAggOp implements Operator {
   }
 
   @Override
-  public void process(int side, StreamChunk chunk, Emitter out) {
+  public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
+    if (windowKey >= 0 && !loaded) {
+      loadOpenWindows(out);
+    }
     if (partialInput) {
       processPartial(chunk);
       return;
@@ -153,7 +177,7 @@ public final class HashAggOp implements Operator {
       keyColumns[k] = chunk.column(groupKeys[k]);
     }
     for (int i = 0; i < n; i++) {
-      if (!chunk.visible(i)) {
+      if (!chunk.visible(i) || late(keyColumns, i)) {
         continue;
       }
       int sign = Op.sign(chunk.op(i));
@@ -190,7 +214,7 @@ public final class HashAggOp implements Operator {
     }
     int n = chunk.size();
     for (int i = 0; i < n; i++) {
-      if (!chunk.visible(i)) {
+      if (!chunk.visible(i) || late(keyColumns, i)) {
         continue;
       }
       long rows = rowCounts.getLong(i);
@@ -225,6 +249,68 @@ public final class HashAggOp implements Operator {
       if (!g.isDirty) {
         g.isDirty = true;
         dirty.add(g);
+      }
+    }
+  }
+
+  /** With windows closing: whether row {@code row} has no window or one the watermark has closed. */
+  private boolean late(Column[] keyColumns, int row) {
+    if (windowKey < 0) {
+      return false;
+    }
+    Column w = keyColumns[windowKey];
+    return w.isNull(row) || ((LongColumn) w).getLong(row) < closedBelow;
+  }
+
+  /** Loads every group of the owned vnodes from state (all open: closed ones are deleted), then closes what the watermark passed. */
+  private void loadOpenWindows(Emitter out) throws InterruptedException {
+    loaded = true;
+    for (Object[] state : result.scanOwned()) {
+      Group g = new Group(Arrays.copyOf(state, groupKeys.length));
+      restore(g, state);
+      opened(g);
+      remember(g);
+    }
+    closeWindows(out);
+  }
+
+  private Group opened(Group g) {
+    openWindows.computeIfAbsent((Long) g.key[windowKey], w -> new ArrayList<>()).add(g);
+    return g;
+  }
+
+  /** Emits the groups of every window below the watermark and deletes their state. */
+  private void closeWindows(Emitter out) throws InterruptedException {
+    SortedMap<Long, List<Group>> closing = openWindows.headMap(closedBelow);
+    for (List<Group> groups : closing.values()) {
+      for (Group g : groups) {
+        g.closed = true;
+        emit(out, Op.INSERT, output(g));
+        result.deleteByPk(g.key);
+        forget(g);
+      }
+    }
+    closing.clear();
+    out.emitIfAny(builder.take());
+  }
+
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    if (windowKey < 0) {
+      return;
+    }
+    int window = groupKeys[windowKey];
+    if (watermark.column() == window && watermark.value() > closedBelow) {
+      closedBelow = watermark.value();
+      if (loaded) {
+        closeWindows(out);
+      } else {
+        loadOpenWindows(out);
+      }
+    }
+    for (int k = 0; k < groupKeys.length; k++) {
+      if (groupKeys[k] == watermark.column()) {
+        out.watermark(watermark.on(k));
       }
     }
   }
@@ -374,6 +460,22 @@ public final class HashAggOp implements Operator {
     return true;
   }
 
+  /** Puts a group in the cache under its key (as {@link #group} looks it up). */
+  private void remember(Group g) {
+    if (longCache != null) {
+      boolean integers = true;
+      for (int k = 0; k < g.key.length && integers; k++) {
+        integers = g.key[k] != null;
+        probe[k] = integers ? ((Number) g.key[k]).longValue() : 0;
+      }
+      if (integers) {
+        longCache.put(probe, g);
+        return;
+      }
+    }
+    cache.put(Arrays.asList(g.key), g);
+  }
+
   /** Drops a group from the cache. */
   private void forget(Group g) {
     if (longCache != null) {
@@ -401,31 +503,39 @@ public final class HashAggOp implements Operator {
     }
   }
 
-  /** A group not in the cache: its state row, or a new group. */
+  /** A group not in the cache: its state row, or a new group (always, with windows closing: every open group is cached). */
   private Group load(Object[] key) {
     Group g = new Group(key);
+    if (windowKey >= 0) {
+      return opened(g);
+    }
     Object[] state = result.get(key);
     if (state != null) {
-      int p = key.length;
-      g.rowCount = (Long) state[p++];
-      for (int c = 0; c < calls.length; c++) {
-        switch (kinds[c]) {
-          case COUNT_STAR, COUNT -> g.counts[c] = (Long) state[p++];
-          case SUM, AVG -> {
-            Object s = state[p++];
-            if (argTypes[c] == DataType.DOUBLE) {
-              g.doubleSums[c] = s == null ? 0 : (Double) s;
-            } else {
-              g.longSums[c] = s == null ? 0 : (Long) s;
-            }
-            g.counts[c] = (Long) state[p++];
-          }
-          default -> g.extremes[c] = state[p++];
-        }
-      }
-      g.lastOutput = output(g);
+      restore(g, state);
     }
     return g;
+  }
+
+  /** Sets a group's running state from its state row. */
+  private void restore(Group g, Object[] state) {
+    int p = g.key.length;
+    g.rowCount = (Long) state[p++];
+    for (int c = 0; c < calls.length; c++) {
+      switch (kinds[c]) {
+        case COUNT_STAR, COUNT -> g.counts[c] = (Long) state[p++];
+        case SUM, AVG -> {
+          Object s = state[p++];
+          if (argTypes[c] == DataType.DOUBLE) {
+            g.doubleSums[c] = s == null ? 0 : (Double) s;
+          } else {
+            g.longSums[c] = s == null ? 0 : (Long) s;
+          }
+          g.counts[c] = (Long) state[p++];
+        }
+        default -> g.extremes[c] = state[p++];
+      }
+    }
+    g.lastOutput = output(g);
   }
 
   private Object[] output(Group g) {
@@ -464,6 +574,12 @@ public final class HashAggOp implements Operator {
   public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
     for (Group g : dirty) {
       g.isDirty = false;
+      if (windowKey >= 0) {
+        if (!g.closed) {
+          result.put(stateRow(g)); // emitted when its window closes
+        }
+        continue;
+      }
       flushMultisets(g);
       for (int c = 0; c < calls.length; c++) {
         if (g.staleExtreme[c]) {
@@ -502,7 +618,7 @@ public final class HashAggOp implements Operator {
         t.commit(barrier.prevEpoch());
       }
     }
-    if (cachedGroups() > MAX_CACHED_GROUPS) {
+    if (windowKey < 0 && cachedGroups() > MAX_CACHED_GROUPS) {
       clearCache();
     }
   }
@@ -515,7 +631,11 @@ public final class HashAggOp implements Operator {
         t.updateVnodes(vnodes);
       }
     }
-    if (!vnodes.isSubsetOf(old)) {
+    if (windowKey >= 0) {
+      clearCache(); // every open group of the new vnodes is loaded with the next row or watermark
+      openWindows.clear();
+      loaded = false;
+    } else if (!vnodes.isSubsetOf(old)) {
       clearCache(); // entries of regained vnodes may be stale: another actor owned them meanwhile
     }
   }

@@ -13,6 +13,7 @@ import dev.tide.proto.plan.AggCall;
 import dev.tide.proto.plan.AggKind;
 import dev.tide.proto.plan.LocalAggNode;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -118,6 +119,16 @@ public final class LocalAggOp implements Operator {
       out[node.getGroupKeysCount() + i] = state.get(i).type();
     }
     return out;
+  }
+
+  /** A watermark on a group key goes on to its output column (group keys lead the output); others end here. */
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    for (int k = 0; k < groupKeys.length; k++) {
+      if (groupKeys[k] == watermark.column()) {
+        out.watermark(watermark.on(k));
+      }
+    }
   }
 
   @Override

@@ -4,15 +4,29 @@ import dev.tide.common.chunk.Column;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.proto.plan.Expr;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.expr.ChunkExpr;
 import java.util.List;
 
 /** Computes output columns from expressions; ops and visibility pass through. */
 public final class ProjectOp implements Operator {
   private final ChunkExpr[] exprs;
+  /** The input column each output column copies, or -1 for a computed one. */
+  private final int[] copied;
 
   public ProjectOp(List<Expr> exprs) {
     this.exprs = exprs.stream().map(ChunkExpr::compile).toArray(ChunkExpr[]::new);
+    this.copied = exprs.stream().mapToInt(e -> e.hasInputRef() ? e.getInputRef() : -1).toArray();
+  }
+
+  /** A watermark goes on to every output column that copies its column; a computed column has none. */
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    for (int i = 0; i < copied.length; i++) {
+      if (copied[i] == watermark.column()) {
+        out.watermark(watermark.on(i));
+      }
+    }
   }
 
   @Override

@@ -7,6 +7,7 @@ import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.TopFilterNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 
 /**
  * The local phase of a group top ({@link TopFilterNode}), before its exchange: passes a row only if
@@ -33,6 +34,11 @@ public final class TopFilterOp implements Operator {
       keyTypes[k] = inputTypes[groupKeys[k]];
     }
     this.groups = new GroupIndex<>(keyTypes);
+  }
+
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    out.watermark(watermark);
   }
 
   @Override

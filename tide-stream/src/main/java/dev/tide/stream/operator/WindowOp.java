@@ -8,24 +8,44 @@ import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.WindowKind;
 import dev.tide.proto.plan.WindowNode;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 
 /**
  * Window assignment. TUMBLE appends {@code window_start = floor(t / size) * size} and
  * {@code window_end}; HOP emits one row per window {@code [w, w + size)} containing t, with w a
  * multiple of the slide (update pairs become delete + insert, since their windows may differ). A
  * null time has no window: TUMBLE gives it null window columns, HOP drops the row.
+ *
+ * <p>A watermark on the time column also goes on to the window columns: the start (and end) of the
+ * earliest window a row at the watermark falls in. Rows at or after it fall in no earlier window.
  */
 public final class WindowOp implements Operator {
   private final boolean hop;
   private final int timeColumn;
   private final long size;
   private final long slide;
+  /** Output index of window_start; window_end follows it. */
+  private final int startColumn;
 
-  public WindowOp(WindowNode w) {
+  public WindowOp(WindowNode w, int inputColumns) {
+    this.startColumn = inputColumns;
     this.hop = w.getKind() == WindowKind.HOP;
     this.timeColumn = w.getTimeColumn();
     this.size = w.getSizeMs();
     this.slide = w.getSlideMs();
+  }
+
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    out.watermark(watermark);
+    if (watermark.column() != timeColumn) {
+      return;
+    }
+    long w = watermark.value();
+    long start = w == Long.MAX_VALUE ? Long.MAX_VALUE
+        : hop ? Math.floorDiv(w, slide) * slide - (size / slide - 1) * slide : Math.floorDiv(w, size) * size;
+    out.watermark(new Watermark(startColumn, start));
+    out.watermark(new Watermark(startColumn + 1, start == Long.MAX_VALUE ? Long.MAX_VALUE : start + size));
   }
 
   @Override

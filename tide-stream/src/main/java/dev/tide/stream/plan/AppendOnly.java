@@ -1,6 +1,6 @@
 package dev.tide.stream.plan;
 
-import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.PlanNodeOrBuilder;
 
 /**
  * Which streams are append-only: their changelog holds inserts only, never a delete or an update.
@@ -9,7 +9,8 @@ import dev.tide.proto.plan.PlanNode;
  * delete + insert); an inner join emits its input row's op against each match, so it is append-only
  * when both inputs are; a hash aggregation emits update pairs and deletes as its groups change, and
  * a group top deletes its leaders when a better row arrives (or they leave its input), so their outputs never are. A top
- * filter only drops rows. A local aggregation (compiler-inserted) emits inserts of partial states
+ * filter only drops rows. An aggregation that emits on window close emits each group once, as an
+ * insert, so its output is append-only. A local aggregation (compiler-inserted) emits inserts of partial states
  * whose deltas are all non-negative exactly when its input is append-only.
  */
 public final class AppendOnly {
@@ -20,9 +21,10 @@ public final class AppendOnly {
    *
    * @param inputs one flag per input of the node, in order
    */
-  public static boolean derive(PlanNode.KindCase kind, boolean[] inputs) {
-    return switch (kind) {
+  public static boolean derive(PlanNodeOrBuilder node, boolean[] inputs) {
+    return switch (node.getKindCase()) {
       case SOURCE -> true;
+      case HASH_AGG -> node.getHashAgg().getEmitOnWindowClose();
       case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK, DIGEST, LOCAL_AGG -> inputs[0];
       case HASH_JOIN -> inputs[0] && inputs[1];
       default -> false;

@@ -124,6 +124,7 @@ public final class JobCompiler {
       }
     }
     checkAppendOnlyClaims();
+    checkWindowCloses();
     nodes = SourcePruning.apply(nodes);
     for (PlanNode n : nodes) {
       analyze(n);
@@ -143,7 +144,7 @@ public final class JobCompiler {
       for (int i = 0; i < in.length; i++) {
         in[i] = appendOnly[n.getInputs(i)];
       }
-      appendOnly[n.getId()] = AppendOnly.derive(n.getKindCase(), in);
+      appendOnly[n.getId()] = AppendOnly.derive(n, in);
       if (n.getAppendOnly() && !appendOnly[n.getId()]) {
         throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " (" + kindName(n)
             + ") is marked append-only, but its output can hold deletes or updates; leave append_only unset (the plan builder derives it)");
@@ -163,6 +164,37 @@ public final class JobCompiler {
               + " input, but its input node " + n.getInputs(i) + " (" + kindName(nodes.get(n.getInputs(i)))
               + ") can emit deletes or updates; leave the input's append-only flag unset (the plan builder derives it)");
         }
+      }
+    }
+  }
+
+  /**
+   * An aggregation that emits on window close needs an append-only input and a group key with a
+   * watermark ({@link Watermarks}): without one its windows would never close and it would emit nothing.
+   */
+  private void checkWindowCloses() {
+    List<Set<Integer>> watermarks = new ArrayList<>();
+    for (PlanNode n : nodes) {
+      List<Set<Integer>> in = new ArrayList<>();
+      n.getInputsList().forEach(i -> in.add(watermarks.get(i)));
+      watermarks.add(Watermarks.derive(n, in));
+      if (!n.hasHashAgg() || !n.getHashAgg().getEmitOnWindowClose()) {
+        continue;
+      }
+      HashAggNode h = n.getHashAgg();
+      String where = "plan '" + plan.getName() + "': hash_agg node " + n.getId() + " emits on window close";
+      if (h.getWindowKey() >= h.getGroupKeysCount()) {
+        throw new PlanException(where + ", but its window_key " + h.getWindowKey() + " is not one of its " + h.getGroupKeysCount()
+            + " group keys; set window_key to the position of the window column among group_keys");
+      }
+      if (!h.getAppendOnlyInput()) {
+        throw new PlanException(where + ", which needs an append-only input; its input node " + n.getInputs(0)
+            + " is not marked append-only (the plan builder derives it)");
+      }
+      int window = h.getGroupKeys(h.getWindowKey());
+      if (!in.get(0).contains(window)) {
+        throw new PlanException(where + ", but its window column " + window + " carries no watermark, so no window would ever"
+            + " close; group by a window's window_start or window_end over a source's date_time");
       }
     }
   }

@@ -74,12 +74,22 @@ public final class PlanBuilder {
       b.addInputs(inputs.get(i).id);
       appendOnly[i] = nodes.get(inputs.get(i).id).getAppendOnly();
     }
-    b.setAppendOnly(AppendOnly.derive(b.getKindCase(), appendOnly));
+    b.setAppendOnly(AppendOnly.derive(b, appendOnly));
     for (int k : key) {
       b.addStreamKey(k);
     }
     nodes.add(b.build());
     return new Stream(id, schema, key, hidden);
+  }
+
+  /** The columns of node {@code id}'s output that carry watermarks ({@link Watermarks}). */
+  private Set<Integer> watermarks(int id) {
+    PlanNode n = nodes.get(id);
+    List<Set<Integer>> inputs = new ArrayList<>();
+    for (int in : n.getInputsList()) {
+      inputs.add(watermarks(in));
+    }
+    return Watermarks.derive(n, inputs);
   }
 
   /** A handle on one node's output while the plan is being built. */
@@ -385,14 +395,53 @@ public final class PlanBuilder {
   public final class Grouped {
     private final Stream in;
     private final int[] keys;
+    private final int windowKey; // position in keys of the window that closes groups, or -1
 
     Grouped(Stream in, int[] keys) {
+      this(in, keys, -1);
+    }
+
+    private Grouped(Stream in, int[] keys, int windowKey) {
       this.in = in;
       this.keys = keys;
+      this.windowKey = windowKey;
+    }
+
+    /**
+     * The aggregation emits each group once, when the watermark on group key {@code window} passes
+     * its value, and then forgets it (SQL: {@code EMIT ON WINDOW CLOSE}): the output is append-only
+     * and state holds open windows only. {@code window} must carry a watermark (a window's start or
+     * end over a source's event time) and the input must be append-only. Rows that arrive after
+     * their window closed are dropped.
+     */
+    public Grouped emitOnWindowClose(String window) {
+      String where = in.where("emitOnWindowClose");
+      int col = in.column(window, "emitOnWindowClose");
+      int pos = -1;
+      for (int k = 0; k < keys.length; k++) {
+        if (keys[k] == col) {
+          pos = k;
+        }
+      }
+      if (pos < 0) {
+        throw new PlanException(where + ": column '" + window + "' is not a group key; group by it to close groups by it");
+      }
+      if (!watermarks(in.id).contains(col)) {
+        throw new PlanException(where + ": column '" + window + "' has no watermark, so its windows never close; use a window's"
+            + " window_start or window_end over a source's date_time");
+      }
+      if (!nodes.get(in.id).getAppendOnly()) {
+        throw new PlanException(where + ": the input can delete or update rows, which a closed window could not take back;"
+            + " aggregate without emitOnWindowClose");
+      }
+      return new Grouped(in, keys, pos);
     }
 
     public Stream agg(Agg... calls) {
       HashAggNode.Builder h = HashAggNode.newBuilder().setAppendOnlyInput(nodes.get(in.id).getAppendOnly());
+      if (windowKey >= 0) {
+        h.setEmitOnWindowClose(true).setWindowKey(windowKey);
+      }
       List<Field> fields = new ArrayList<>();
       for (int k : keys) {
         h.addGroupKeys(k);

@@ -29,7 +29,9 @@ import java.util.TreeSet;
  * the columns they use first, so joins and windows carry and store no more (the plan builder does
  * not prune columns by itself); the compiler then has such sources generate only those columns
  * ({@code SourcePruning}). q7 takes each window's highest bids as a top with ties
- * ({@code maxRows}), whose state holds the leaders only, not every bid.
+ * ({@code maxRows}), whose state holds the leaders only, not every bid. q5 counts each window's bids
+ * until its watermark closes it ({@code emitOnWindowClose}): the counts are emitted once, and window
+ * state is dropped as windows close (watermarks come from the sources' event time).
  */
 public final class NexmarkQueries {
   public static final Duration TUMBLE = Duration.ofSeconds(10);
@@ -81,10 +83,10 @@ public final class NexmarkQueries {
         yield winning.groupBy("category").agg(Agg.avg("final", "avg_final"));
       }
       case "q5" -> {
+        // Each window's counts are emitted once, when the watermark closes the window, so the group
+        // top over them keeps each window's leaders only; both forget a window once it has closed.
         Stream counts = b.source("nexmark", "bid", options).project("auction", "date_time").hop("date_time", HOP_SIZE, HOP_SLIDE)
-            .groupBy("auction", "window_start").agg(Agg.count("num"));
-        // Per window the auctions with the most bids: a group top over the counts, which retract,
-        // keeps every count of the window ordered by value (one table instead of a max and a join).
+            .groupBy("auction", "window_start").emitOnWindowClose("window_start").agg(Agg.count("num"));
         yield counts.groupBy("window_start").maxRows("num").project("auction", "num", "window_start");
       }
       case "q7" -> {

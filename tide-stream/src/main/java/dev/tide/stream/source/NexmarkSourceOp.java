@@ -5,6 +5,7 @@ import dev.tide.common.config.Config;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.SourceOperator;
+import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.nexmark.NexmarkBatch;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import dev.tide.stream.nexmark.NexmarkGenerator;
@@ -27,6 +28,10 @@ import java.util.stream.IntStream;
  *
  * <p>The source emits the table columns the node lists (all of them when it lists none), in that
  * order, and computes no others.
+ *
+ * <p>Watermark: when it emits {@code date_time}, on that column, the event time of the earliest
+ * next event among its splits (event time grows with the event id, so no later row of a split is
+ * earlier); {@link Long#MAX_VALUE} once every split is exhausted.
  */
 public final class NexmarkSourceOp implements SourceOperator {
   private final NexmarkTable table;
@@ -47,6 +52,9 @@ public final class NexmarkSourceOp implements SourceOperator {
   private long baseEventId;
   private long baseNanos = -1;
   private int cursor;
+  /** Output index of {@code date_time}, or -1 if not emitted. */
+  private final int timeColumn;
+  private long watermark = Long.MIN_VALUE;
 
   public NexmarkSourceOp(SourceNode node, ActorContext ctx) {
     Config options = NexmarkSourceOptions.parse(node.getOptionsMap());
@@ -64,6 +72,31 @@ public final class NexmarkSourceOp implements SourceOperator {
         ? IntStream.range(0, table.schema().size()).toArray()
         : node.getColumnsList().stream().mapToInt(Integer::intValue).toArray();
     this.batch = generator.batch(table, columns, StreamChunk.DEFAULT_CAPACITY);
+    int time = table.schema().indexOf(EVENT_TIME);
+    int out = -1;
+    for (int i = 0; i < columns.length; i++) {
+      if (columns[i] == time) {
+        out = i;
+      }
+    }
+    this.timeColumn = out;
+  }
+
+  /** The event-time column of every Nexmark table. */
+  public static final String EVENT_TIME = "date_time";
+
+  @Override
+  public Watermark pollWatermark() {
+    if (timeColumn < 0 || !started || (offsets == null && splits.length > 0)) {
+      return null;
+    }
+    long next = splits.length == 0 ? Long.MAX_VALUE : nextEventId();
+    long w = next == Long.MAX_VALUE ? Long.MAX_VALUE : generator.config().eventTimeMillis(next);
+    if (w <= watermark) {
+      return null;
+    }
+    watermark = w;
+    return new Watermark(timeColumn, w);
   }
 
   @Override
@@ -77,6 +110,7 @@ public final class NexmarkSourceOp implements SourceOperator {
     splits = newSplits.stream().mapToInt(Integer::intValue).toArray();
     offsets = null;
     cursor = 0;
+    watermark = Long.MIN_VALUE; // from the new splits' positions
     baseNanos = -1;
   }
 
@@ -176,6 +210,9 @@ public final class NexmarkSourceOp implements SourceOperator {
   @Override
   public void onBarrier(Barrier barrier, Emitter out) {
     started = true;
+    if (barrier.mutation() != null && barrier.mutation().hasUpdate()) {
+      watermark = Long.MIN_VALUE; // downstream actors forget watermarks at a reschedule: say it again
+    }
     if (barrier.pauses(ctx.jobId())) {
       paused = true;
     } else if (barrier.resumes(ctx.jobId()) && paused) {

@@ -87,7 +87,7 @@ class ChunkCodecPropertyTest {
   @Property(tries = 1)
   void refusesOtherMessages(@ForAll long seed) {
     assertThatThrownBy(() -> ChunkCodec.toRequest("a string"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a StreamChunk or a Barrier");
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("expected a StreamChunk, a Barrier or a Watermark");
   }
 
   static void assertSameVisibleRows(StreamChunk actual, StreamChunk expected, long seed) {

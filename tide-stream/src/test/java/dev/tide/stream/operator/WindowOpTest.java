@@ -26,7 +26,7 @@ class WindowOpTest {
   private static final DataType[] TYPES = {DataType.BIGINT, DataType.TIMESTAMP};
 
   private static WindowOp window(WindowKind kind, long size, long slide) {
-    return new WindowOp(WindowNode.newBuilder().setKind(kind).setTimeColumn(1).setSizeMs(size).setSlideMs(slide).build());
+    return new WindowOp(WindowNode.newBuilder().setKind(kind).setTimeColumn(1).setSizeMs(size).setSlideMs(slide).build(), TYPES.length);
   }
 
   private static List<Row> run(WindowOp w, StreamChunk in) throws InterruptedException {

@@ -10,6 +10,7 @@ import dev.tide.proto.plan.DispatchType;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.FragmentEdge;
 import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.HashAggNode;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.stream.plan.PlanBuilder.Stream;
@@ -132,7 +133,7 @@ class JobCompilerTest {
   }
 
   @Test
-  void q5PreCountsPerChunkHashesByAuctionAndWindowThenKeepsTheTopCountsHashedByWindow() {
+  void q5PreCountsPerChunkHashesByAuctionAndWindowClosesWindowsThenKeepsTheLeadersHashedByWindow() {
     JobDefinition job = compile("q5");
     assertThat(job.getFragmentsCount()).isEqualTo(3);
     Fragment src = fragmentWith(job, PlanNode.KindCase.SOURCE);
@@ -152,21 +153,27 @@ class JobCompilerTest {
     FragmentEdge toCounts = edge(job, src, counts);
     assertThat(toCounts.getType()).isEqualTo(DispatchType.HASH);
     assertThat(toCounts.getDistKeyList()).containsExactly(0, 1);
-    assertThat(rootNode(counts).getHashAgg().getGroupKeysList()).containsExactly(0, 1);
-    assertThat(rootNode(counts).getHashAgg().getCalls(0).getArg()).isEqualTo(3);
-    // The top counts by window_start, over counts that retract: no top filter, every count in state by value.
+    HashAggNode countAgg = rootNodeOf(counts, PlanNode.KindCase.HASH_AGG).getHashAgg();
+    assertThat(countAgg.getGroupKeysList()).containsExactly(0, 1);
+    assertThat(countAgg.getCalls(0).getArg()).isEqualTo(3);
+    // Counts are emitted once, as windows close (window_start is group key 1), so they are append-only:
+    // the top filter runs before the exchange and the group top keeps each window's leaders only.
+    assertThat(countAgg.getEmitOnWindowClose()).isTrue();
+    assertThat(countAgg.getWindowKey()).isEqualTo(1);
+    assertThat(kinds(counts)).containsExactly(PlanNode.KindCase.MERGE, PlanNode.KindCase.HASH_AGG, PlanNode.KindCase.TOP_FILTER);
     FragmentEdge toTop = edge(job, counts, top);
     assertThat(toTop.getType()).isEqualTo(DispatchType.HASH);
     assertThat(toTop.getDistKeyList()).containsExactly(1);
     assertThat(job.getEdgesCount()).isEqualTo(2);
     PlanNode groupTop = rootNodeOf(top, PlanNode.KindCase.GROUP_TOP);
-    assertThat(groupTop.getGroupTop().getRetractingInput()).isTrue();
+    assertThat(groupTop.getGroupTop().getRetractingInput()).isFalse();
     TableCatalog rows = table(job, "q5." + groupTop.getId() + ".top");
-    assertThat(rows.getPkList()).containsExactly(1, 2, 0);
+    assertThat(rows.getPkList()).containsExactly(1, 0);
     assertThat(rows.getDistKeyList()).containsExactly(1);
-    assertThat(table(job, "q5.3.agg").getColumnsList()).extracting(f -> f.getName())
+    String agg = "q5." + rootNodeOf(counts, PlanNode.KindCase.HASH_AGG).getId() + ".agg";
+    assertThat(table(job, agg).getColumnsList()).extracting(f -> f.getName())
         .containsExactly("auction", "window_start", "_row_count", "_s0_count");
-    assertThat(table(job, "q5.3.agg").getDistKeyList()).containsExactly(0, 1);
+    assertThat(table(job, agg).getDistKeyList()).containsExactly(0, 1);
     // The view is hashed by window_start as the group top delivers it: no further exchange.
     assertThat(table(job, "q5").getDistKeyList()).containsExactly(2);
     assertThat(job.getFragmentsList()).noneMatch(Fragment::getSingleton);
@@ -302,6 +309,23 @@ class JobCompilerTest {
     plan.getNodesBuilder(1).getHashAggBuilder().setPartialInput(true);
     assertThatThrownBy(() -> JobCompiler.compile(plan.build(), 7, 256, BASE)).isInstanceOf(PlanException.class)
         .hasMessageContaining("node 1 is a partial-input aggregation, which only the compiler inserts");
+  }
+
+  @Test
+  void aWindowCloseTheInputCannotBackIsRefused() {
+    PlanBuilder b = new PlanBuilder("own");
+    b.source("nexmark", "bid", OPTS).project("auction", "date_time").tumble("date_time", java.time.Duration.ofSeconds(10))
+        .groupBy("auction", "window_start").emitOnWindowClose("window_start").agg(Agg.count("n")).materialize("own");
+    var plan = b.build().toBuilder();
+    int agg = plan.getNodesList().stream().filter(PlanNode::hasHashAgg).findFirst().orElseThrow().getId();
+    plan.getNodesBuilder(agg).getHashAggBuilder().setWindowKey(0);
+    assertThatThrownBy(() -> JobCompiler.compile(plan.build(), 7, 256, BASE)).isInstanceOf(PlanException.class)
+        .hasMessageContaining("hash_agg node " + agg + " emits on window close, but its window column 0 carries no watermark");
+    plan.getNodesBuilder(agg).getHashAggBuilder().setWindowKey(2);
+    assertThatThrownBy(() -> JobCompiler.compile(plan.build(), 7, 256, BASE)).isInstanceOf(PlanException.class)
+        .hasMessageContaining("window_key 2 is not one of its 2 group keys");
+    plan.getNodesBuilder(agg).getHashAggBuilder().setWindowKey(1);
+    JobCompiler.compile(plan.build(), 7, 256, BASE); // as built
   }
 
   // ---- join partitioning

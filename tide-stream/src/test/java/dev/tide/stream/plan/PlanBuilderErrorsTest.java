@@ -289,4 +289,20 @@ class PlanBuilderErrorsTest {
     Stream right = pb.source("nexmark", "person", OPTS).project("id", "name");
     return left.join(right, List.of("bidder"), List.of("id"));
   }
+
+  // ---- emit on window close
+
+  @Test
+  void windowCloseNeedsAGroupKeyWithAWatermarkOverAnAppendOnlyInput() {
+    Stream windowed = bids().tumble("date_time", java.time.Duration.ofSeconds(10));
+    refused(() -> windowed.groupBy("auction").emitOnWindowClose("window_start"),
+        "emitOnWindowClose", "column 'window_start' is not a group key");
+    refused(() -> windowed.groupBy("auction", "window_start").emitOnWindowClose("auction"),
+        "column 'auction' has no watermark", "window_start or window_end over a source's date_time");
+    refused(() -> windowed.groupBy("auction", "window_start").agg(Agg.count("n")).groupBy("window_start")
+        .emitOnWindowClose("window_start"), "column 'window_start' has no watermark");
+    Stream leaders = windowed.groupBy("window_start").maxRows("price"); // retracts, and keeps window_start's watermark
+    refused(() -> leaders.groupBy("window_start").emitOnWindowClose("window_start"), "the input can delete or update rows");
+    refused(() -> windowed.groupBy("auction", "window_start").emitOnWindowClose("window_begin"), "unknown column 'window_begin'");
+  }
 }

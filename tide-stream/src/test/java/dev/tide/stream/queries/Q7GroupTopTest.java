@@ -73,7 +73,7 @@ class Q7GroupTopTest {
       switch (n.getKindCase()) {
         case SOURCE -> { }
         case PROJECT -> ops.add(new ProjectOp(n.getProject().getExprsList()));
-        case WINDOW -> ops.add(new WindowOp(n.getWindow()));
+        case WINDOW -> ops.add(new WindowOp(n.getWindow(), n.getSchemaCount() - 2));
         case TOP_FILTER -> ops.add(new TopFilterOp(n.getTopFilter(), Types.types(n.getSchemaList())));
         default -> throw new AssertionError("unexpected " + n.getKindCase() + " in q7's source fragment");
       }

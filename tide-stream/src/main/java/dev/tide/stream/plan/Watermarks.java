@@ -1,0 +1,77 @@
+package dev.tide.stream.plan;
+
+import dev.tide.proto.plan.Expr;
+import dev.tide.proto.plan.PlanNodeOrBuilder;
+import dev.tide.stream.source.NexmarkSourceOp;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Which output columns of a node carry watermarks ({@code actor.Watermark}), given its inputs'. The
+ * operators pass watermarks on by the same rules: a source on its event-time column
+ * ({@code date_time}); filters and top filters keep their input's; a projection those of the columns
+ * it copies; a window adds its start and end when its time column has one; a local aggregation, an
+ * aggregation that emits on window close and a group top over an append-only input keep their
+ * group keys'. Every other operator passes none on (a join's or a barrier-emitting aggregation's
+ * pending output could be below one).
+ */
+public final class Watermarks {
+  private Watermarks() {}
+
+  /** The watermarked output columns of {@code node}; {@code inputs} holds one set per input. */
+  public static Set<Integer> derive(PlanNodeOrBuilder node, List<Set<Integer>> inputs) {
+    Set<Integer> out = new TreeSet<>();
+    switch (node.getKindCase()) {
+      case SOURCE -> {
+        for (int i = 0; i < node.getSchemaCount(); i++) {
+          if (node.getSchema(i).getName().equals(NexmarkSourceOp.EVENT_TIME)) {
+            out.add(i);
+          }
+        }
+      }
+      case FILTER, TOP_FILTER, MERGE -> out.addAll(inputs.get(0));
+      case PROJECT -> {
+        List<Expr> exprs = node.getProject().getExprsList();
+        for (int i = 0; i < exprs.size(); i++) {
+          if (exprs.get(i).hasInputRef() && inputs.get(0).contains(exprs.get(i).getInputRef())) {
+            out.add(i);
+          }
+        }
+      }
+      case WINDOW -> {
+        out.addAll(inputs.get(0));
+        if (inputs.get(0).contains(node.getWindow().getTimeColumn())) {
+          out.add(node.getSchemaCount() - 2);
+          out.add(node.getSchemaCount() - 1);
+        }
+      }
+      case LOCAL_AGG -> keys(node.getLocalAgg().getGroupKeysList(), inputs.get(0), out);
+      case HASH_AGG -> {
+        if (node.getHashAgg().getEmitOnWindowClose()) {
+          keys(node.getHashAgg().getGroupKeysList(), inputs.get(0), out);
+        }
+      }
+      case GROUP_TOP -> {
+        if (!node.getGroupTop().getRetractingInput()) {
+          for (int k : node.getGroupTop().getGroupKeysList()) {
+            if (inputs.get(0).contains(k)) {
+              out.add(k);
+            }
+          }
+        }
+      }
+      default -> { }
+    }
+    return out;
+  }
+
+  /** Group key {@code k} is output column {@code k}: it carries its input column's watermark. */
+  private static void keys(List<Integer> groupKeys, Set<Integer> input, Set<Integer> out) {
+    for (int k = 0; k < groupKeys.size(); k++) {
+      if (input.contains(groupKeys.get(k))) {
+        out.add(k);
+      }
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package dev.tide.stream.actor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tide.common.hash.VnodeBitmap;
+import dev.tide.common.time.ManualClock;
+import dev.tide.proto.stream.DispatcherInfo;
+import dev.tide.proto.stream.Mutation;
+import dev.tide.proto.stream.Update;
+import dev.tide.stream.operator.MergeOp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An actor hands its merge the least watermark of its inputs, once every input has made one and
+ * only when it rises; a reschedule barrier forgets the inputs' watermarks (an upstream source that
+ * gained splits may emit rows below its earlier promise), and what was handed on never falls.
+ */
+class ActorWatermarkTest {
+  private final Channel in1 = new Channel(16);
+  private final Channel in2 = new Channel(16);
+  private final Channel out = new Channel(64);
+  private final List<Throwable> failures = new CopyOnWriteArrayList<>();
+  private Actor actor;
+  private Thread thread;
+
+  private void start() {
+    Actor.BarrierListener listener = new Actor.BarrierListener() {
+      @Override
+      public void collected(long actorId, Barrier barrier) {}
+
+      @Override
+      public void sourceEnded(long actorId) {}
+
+      @Override
+      public void failed(long actorId, Throwable error) {
+        failures.add(error);
+      }
+    };
+    Actor.Wiring wiring = new Actor.Wiring() {
+      @Override
+      public Channel input(long upActor, long downActor) {
+        throw new AssertionError("no rewiring in this test");
+      }
+
+      @Override
+      public Dispatcher dispatcher(long actorId, DispatcherInfo info) {
+        throw new AssertionError("no rewiring in this test");
+      }
+
+      @Override
+      public void release(long upActor, long downActor) {}
+
+      @Override
+      public void waitCommitted(long epoch) {}
+    };
+    List<Actor.Input> inputs = List.of(new Actor.Input(in1, 0, 11), new Actor.Input(in2, 0, 12));
+    actor = new Actor(1, List.of(new Actor.Node(new MergeOp(), -1, 0)), inputs, Map.of(5, 0), -1, null,
+        List.of(new Dispatcher.Single(out)), VnodeBitmap.full(16), List.of(), listener, wiring, new ManualClock(0));
+    thread = new Thread(actor, "actor-1");
+    thread.start();
+  }
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    actor.stop();
+    thread.join();
+    assertThat(failures).isEmpty();
+  }
+
+  /** Sends a barrier through both inputs and waits for the actor to pass it on; returns what came out before it. */
+  private List<Object> throughBarrier(Barrier b) throws InterruptedException {
+    in1.send(b);
+    in2.send(b);
+    List<Object> seen = new ArrayList<>();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      Object m;
+      while ((m = out.poll()) != null) {
+        seen.add(m);
+      }
+      return !seen.isEmpty() && seen.get(seen.size() - 1) == b;
+    });
+    return seen.subList(0, seen.size() - 1);
+  }
+
+  @Test
+  void theLeastOfTheInputsGoesOnOnceAllHaveOneAndOnlyWhenItRises() throws InterruptedException {
+    start();
+    in1.send(new Watermark(0, 100));
+    in2.send(new Watermark(0, 50));
+    in2.send(new Watermark(0, 200));
+    in1.send(new Watermark(0, 90)); // below its input's 100: changes nothing
+    in1.send(new Watermark(3, 7)); // another column: in2 has none there yet
+    in1.send(new Watermark(0, 300));
+    assertThat(throughBarrier(new Barrier(2, 1, null, 0)))
+        .containsExactly(new Watermark(0, 50), new Watermark(0, 100), new Watermark(0, 200));
+  }
+
+  @Test
+  void aRescheduleBarrierForgetsTheInputsWatermarksAndWhatWentOnNeverFalls() throws InterruptedException {
+    start();
+    in1.send(new Watermark(0, 300));
+    in2.send(new Watermark(0, 250));
+    Mutation reschedule = Mutation.newBuilder().setUpdate(Update.newBuilder().setJobId(1).addDroppedActorIds(99)).build();
+    assertThat(throughBarrier(new Barrier(2, 1, reschedule, 0))).containsExactly(new Watermark(0, 250));
+
+    in2.send(new Watermark(0, 400)); // in1's 300 came before the barrier and no longer counts
+    assertThat(throughBarrier(new Barrier(3, 2, null, 0))).isEmpty();
+    in1.send(new Watermark(0, 200)); // the least again, but below what went on
+    in1.send(new Watermark(0, 350));
+    assertThat(throughBarrier(new Barrier(4, 3, null, 0))).containsExactly(new Watermark(0, 350));
+  }
+}
