@@ -32,6 +32,12 @@ import java.util.Map;
  * (one row per key, e.g. auctions by id) caches its own key on insert, so the other side finds it
  * without a store scan; if that side is also append-only (each key arrives once), the rows it
  * looks up on the other side are not cached, as nothing on its side will ask for them again.
+ *
+ * <p>Settled rows are not stored: when the other side is unique and append-only, a key's row there
+ * is the only one it will ever have, so a row that finds it (a bid whose auction is in) is joined
+ * and not written to state: no later row of the other side can match it. Only rows that come before
+ * their match are stored. A later delete of a settled row joins the same match and writes a
+ * tombstone over nothing.
  */
 public final class HashJoinOp implements Operator {
   private static final int MAX_CACHED_KEYS = 100_000;
@@ -154,19 +160,23 @@ public final class HashJoinOp implements Operator {
       }
       byte op = Op.normalize(chunk.op(i));
       boolean insert = Op.isInsert(op);
-      KeyRows own = insert && unique[side] ? rows(side, true) : cached(side);
-      if (insert) {
-        tables[side].put(chunk, i, rowVnodes[i]);
-        if (own != null) {
-          own.add(chunk.row(i), tables[side]);
-        }
-      } else {
-        tables[side].delete(chunk, i, rowVnodes[i]);
-        if (own != null) {
-          own.remove(chunk.row(i), tables[side]);
+      KeyRows matches = rows(other, !(unique[side] && appendOnly[side]));
+      boolean settled = insert && unique[other] && appendOnly[other] && !matches.rows.isEmpty();
+      if (!settled) {
+        KeyRows own = insert && unique[side] ? rows(side, true) : cached(side);
+        if (insert) {
+          tables[side].put(chunk, i, rowVnodes[i]);
+          if (own != null) {
+            own.add(chunk.row(i), tables[side]);
+          }
+        } else {
+          tables[side].delete(chunk, i, rowVnodes[i]);
+          if (own != null) {
+            own.remove(chunk.row(i), tables[side]);
+          }
         }
       }
-      for (Object[] match : rows(other, !(unique[side] && appendOnly[side])).rows) {
+      for (Object[] match : matches.rows) {
         out.emitIfAny(side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i));
       }
     }

@@ -11,10 +11,12 @@ import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.HashJoinNode;
 import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.TableCatalog;
 import dev.tide.stream.operator.Chunks.Row;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.plan.PlanBuilder.Stream;
+import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -52,7 +54,15 @@ class HashJoinOpTest {
     return join;
   }
 
-  /** Bids (auction, price, _row_id) join auctions (id, seller): the auction side has one row per key and only inserts. */
+  private static List<List<Object>> stored(Harness h, String suffix) {
+    TableCatalog t = h.job.getTablesList().stream().filter(c -> c.getName().endsWith(suffix)).findFirst().orElseThrow();
+    return StateTable.scanAll(h.store, t).stream().map(Arrays::asList).toList();
+  }
+
+  /**
+   * Bids (auction, price, _row_id) join auctions (id, seller): the auction side has one row per key
+   * and only inserts, so only the bids that come before their auction are stored.
+   */
   @Test
   void appendOnlyOneRowPerKeySideMatchesBidsArrivingBeforeAndAfterIt() throws InterruptedException {
     PlanBuilder b = new PlanBuilder("j");
@@ -73,6 +83,9 @@ class HashJoinOpTest {
     join.process(0, chunk(THREE_LONGS, ins(1L, 11L, 102L), ins(3L, 30L, 103L), ins(4L, 40L, 104L)), out::add);
     assertThat(text(out)).isEqualTo(rows(ins(1L, 11L, 102L, 1L, 7L), ins(3L, 30L, 103L, 3L, 8L)));
     join.onBarrier(h.barrier(), out::add);
+    assertThat(stored(h, ".left")).as("bids 102 and 103 found their auction: no later auction can match them")
+        .containsExactlyInAnyOrder(List.of(1L, 10L, 100L), List.of(2L, 20L, 101L), List.of(4L, 40L, 104L));
+    assertThat(stored(h, ".right")).containsExactlyInAnyOrder(List.of(1L, 7L), List.of(3L, 8L));
 
     HashJoinOp restarted = open(h);
     restarted.process(1, chunk(TWO_LONGS, ins(2L, 9L), ins(4L, 6L)), out::add);
