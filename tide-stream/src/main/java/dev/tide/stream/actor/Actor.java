@@ -115,7 +115,6 @@ public final class Actor implements Runnable {
   private int blockedCount;
   private Barrier pending;
   private int roundRobin;
-  private int deliveredLeaf;
   private Input deliveredInput;
   /** The watermark each merge was last handed, keyed {@code leaf << 32 | column}. */
   private final Map<Long, Long> mergeWatermarks = new HashMap<>();
@@ -293,8 +292,8 @@ public final class Actor implements Runnable {
     while (!stopping) {
       Object m = nextInput();
       if (m instanceof StreamChunk c) {
-        Node leaf = nodes.get(deliveredLeaf);
-        leaf.operator().process(0, c, emitters[deliveredLeaf]);
+        int leaf = deliveredInput.leaf;
+        nodes.get(leaf).operator().process(0, c, emitters[leaf]);
       } else if (m instanceof Watermark w) {
         alignWatermark(deliveredInput, w);
       } else if (onBarrier((Barrier) m)) {
@@ -303,7 +302,7 @@ public final class Actor implements Runnable {
     }
   }
 
-  /** The next chunk (its leaf in {@link #deliveredLeaf}) or the next aligned barrier. */
+  /** The next chunk or watermark (its input in {@link #deliveredInput}) or the next aligned barrier. */
   private Object nextInput() throws InterruptedException {
     while (true) {
       int n = inputs.size();
@@ -341,7 +340,6 @@ public final class Actor implements Runnable {
           }
           continue;
         }
-        deliveredLeaf = in.leaf;
         deliveredInput = in;
         return m;
       }

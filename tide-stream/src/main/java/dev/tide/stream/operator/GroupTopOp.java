@@ -13,13 +13,7 @@ import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
-import java.util.NavigableMap;
-import java.util.Set;
-import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * Per group, the rows that hold the best value of the order column, ties included
@@ -53,8 +47,8 @@ public final class GroupTopOp implements Operator {
   /** Position in groupKeys of the column whose watermark closes groups; -1 until one arrives. */
   private int windowKey = -1;
   private long closedBelow = Long.MIN_VALUE;
-  /** Keys of the groups with state, by window; null until indexed (see the class doc). */
-  private NavigableMap<Long, Set<List<Object>>> byWindow;
+  /** The groups with state, by window (from the first watermark on a group key). */
+  private WindowKeys windows;
 
   /** One group's best value and the rows that hold it (as stored). */
   private static final class Leaders extends TopOrder.Best {
@@ -130,17 +124,17 @@ public final class GroupTopOp implements Operator {
 
   /** Records the group of a leader row in the window index (when there is one). */
   private void indexGroup(Object[] row) {
-    if (byWindow == null) {
-      return;
+    if (windows != null) {
+      windows.add(groupKey(row));
     }
+  }
+
+  private Object[] groupKey(Object[] row) {
     Object[] key = new Object[groupKeys.length];
     for (int k = 0; k < key.length; k++) {
       key[k] = row[groupKeys[k]];
     }
-    Object w = key[windowKey];
-    if (w != null) {
-      byWindow.computeIfAbsent((Long) w, x -> new HashSet<>()).add(Arrays.asList(key));
-    }
+    return key;
   }
 
   @Override
@@ -154,25 +148,19 @@ public final class GroupTopOp implements Operator {
     if (p < 0 || (windowKey >= 0 && p != windowKey)) {
       return; // one closing column; watermarks on other columns end here
     }
-    windowKey = p;
+    if (windowKey < 0) {
+      windowKey = p;
+      windows = new WindowKeys(p);
+    }
     if (watermark.value() > closedBelow) {
       closedBelow = watermark.value();
-      if (byWindow == null) {
-        byWindow = new TreeMap<>();
-        for (Object[] row : table.scanOwned()) {
-          indexGroup(row);
+      List<Object[]> closed = windows.takeBelow(closedBelow, () -> table.scanOwned().stream().map(this::groupKey).toList());
+      for (Object[] key : closed) {
+        for (Object[] row : table.scanPrefix(key)) {
+          table.delete(row);
         }
       }
-      SortedMap<Long, Set<List<Object>>> closed = byWindow.headMap(closedBelow);
       if (!closed.isEmpty()) {
-        for (Set<List<Object>> keys : closed.values()) {
-          for (List<Object> key : keys) {
-            for (Object[] row : table.scanPrefix(key.toArray())) {
-              table.delete(row);
-            }
-          }
-        }
-        closed.clear();
         groups.clear();
       }
     }
@@ -200,7 +188,9 @@ public final class GroupTopOp implements Operator {
   @Override
   public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
     table.updateVnodes(vnodes);
-    byWindow = null; // indexed again from the owned state at the next watermark
+    if (windows != null) {
+      windows.reset();
+    }
     if (!vnodes.isSubsetOf(old)) {
       groups.clear(); // leaders of regained vnodes may be stale: another actor owned them meanwhile
     }

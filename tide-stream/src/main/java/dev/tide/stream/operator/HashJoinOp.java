@@ -11,6 +11,7 @@ import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.HashJoinNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,6 +39,11 @@ import java.util.Map;
  * and not written to state: no later row of the other side can match it. Only rows that come before
  * their match are stored. A later delete of a settled row joins the same match and writes a
  * tombstone over nothing.
+ *
+ * <p>Watermarks: once both sides have one on the same join key column (a window), rows of either
+ * side below the lesser of the two can match no later row, so they are deleted from state (by the
+ * primary keys a {@link WindowKeys} index per side holds; the join key leads them), and the lesser
+ * watermark goes on to both output columns of that key. Watermarks on other columns end here.
  */
 public final class HashJoinOp implements Operator {
   private static final int MAX_CACHED_KEYS = 100_000;
@@ -56,6 +62,12 @@ public final class HashJoinOp implements Operator {
   private final long[] probe;
   private Object[] boxedKey; // the current row's key when keys are not integers
   private int[] rowVnodes = new int[StreamChunk.DEFAULT_CAPACITY];
+  private final int leftWidth;
+  /** Position in the join keys of the window whose watermarks clean state; -1 until one arrives. */
+  private int windowKey = -1;
+  private final long[] sideWatermarks = {Long.MIN_VALUE, Long.MIN_VALUE};
+  private long cleanedBelow = Long.MIN_VALUE;
+  private final WindowKeys[] windows = new WindowKeys[2];
 
   public HashJoinOp(HashJoinNode node, DataType[] leftTypes, DataType[] rightTypes, ActorContext ctx) {
     this.ctx = ctx;
@@ -80,6 +92,7 @@ public final class HashJoinOp implements Operator {
     DataType[] out = Arrays.copyOf(leftTypes, leftTypes.length + rightTypes.length);
     System.arraycopy(rightTypes, 0, out, leftTypes.length, rightTypes.length);
     this.builder = new ChunkBuilder(out, StreamChunk.DEFAULT_CAPACITY);
+    this.leftWidth = leftTypes.length;
   }
 
   @Override
@@ -166,6 +179,9 @@ public final class HashJoinOp implements Operator {
         KeyRows own = insert && unique[side] ? rows(side, true) : cached(side);
         if (insert) {
           tables[side].put(chunk, i, rowVnodes[i]);
+          if (windows[side] != null) {
+            windows[side].add(tables[side].pkOf(chunk.row(i)));
+          }
           if (own != null) {
             own.add(chunk.row(i), tables[side]);
           }
@@ -181,6 +197,43 @@ public final class HashJoinOp implements Operator {
       }
     }
     out.emitIfAny(builder.take());
+  }
+
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    int k = -1;
+    for (int j = 0; j < keys[side].length; j++) {
+      if (keys[side][j] == watermark.column()) {
+        k = j;
+      }
+    }
+    if (k < 0 || (windowKey >= 0 && k != windowKey)) {
+      return; // one cleaning column; watermarks on other columns end here
+    }
+    if (windowKey < 0) {
+      windowKey = k;
+      windows[0] = new WindowKeys(k);
+      windows[1] = new WindowKeys(k);
+    }
+    sideWatermarks[side] = Math.max(sideWatermarks[side], watermark.value());
+    long bound = Math.min(sideWatermarks[0], sideWatermarks[1]);
+    if (bound <= cleanedBelow) {
+      return;
+    }
+    cleanedBelow = bound;
+    boolean any = false;
+    for (int s = 0; s < 2; s++) {
+      StateTable t = tables[s];
+      for (Object[] pk : windows[s].takeBelow(bound, () -> t.scanOwned().stream().map(t::pkOf).toList())) {
+        t.deleteByPk(pk);
+        any = true;
+      }
+    }
+    if (any) {
+      clearCaches();
+    }
+    out.watermark(new Watermark(keys[0][windowKey], bound));
+    out.watermark(new Watermark(leftWidth + keys[1][windowKey], bound));
   }
 
   /**
@@ -244,6 +297,11 @@ public final class HashJoinOp implements Operator {
   public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
     tables[0].updateVnodes(vnodes);
     tables[1].updateVnodes(vnodes);
+    for (WindowKeys w : windows) {
+      if (w != null) {
+        w.reset();
+      }
+    }
     if (!vnodes.isSubsetOf(old)) {
       clearCaches(); // entries of regained vnodes may be stale
     }

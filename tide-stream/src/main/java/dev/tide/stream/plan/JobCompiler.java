@@ -177,7 +177,7 @@ public final class JobCompiler {
     for (PlanNode n : nodes) {
       List<Set<Integer>> in = new ArrayList<>();
       n.getInputsList().forEach(i -> in.add(watermarks.get(i)));
-      watermarks.add(Watermarks.derive(n, in));
+      watermarks.add(Watermarks.derive(n, in, n.getInputsCount() == 0 ? 0 : nodes.get(n.getInputs(0)).getSchemaCount()));
       if (!n.hasHashAgg() || !n.getHashAgg().getEmitOnWindowClose()) {
         continue;
       }

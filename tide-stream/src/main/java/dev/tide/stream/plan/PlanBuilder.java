@@ -89,7 +89,7 @@ public final class PlanBuilder {
     for (int in : n.getInputsList()) {
       inputs.add(watermarks(in));
     }
-    return Watermarks.derive(n, inputs);
+    return Watermarks.derive(n, inputs, n.getInputsCount() == 0 ? 0 : nodes.get(n.getInputs(0)).getSchemaCount());
   }
 
   /** A handle on one node's output while the plan is being built. */

@@ -13,14 +13,18 @@ import java.util.TreeSet;
  * ({@code date_time}); filters and top filters keep their input's; a projection those of the columns
  * it copies; a window adds its start and end when its time column has one; a local aggregation, an
  * aggregation that emits on window close and a group top over an append-only input keep their
- * group keys'. Every other operator passes none on (a join's or a barrier-emitting aggregation's
- * pending output could be below one).
+ * group keys'; a join the first pair of join key columns with one on both sides, on both output
+ * columns. Every other operator passes none on (a barrier-emitting aggregation's pending output
+ * could be below one).
  */
 public final class Watermarks {
   private Watermarks() {}
 
-  /** The watermarked output columns of {@code node}; {@code inputs} holds one set per input. */
-  public static Set<Integer> derive(PlanNodeOrBuilder node, List<Set<Integer>> inputs) {
+  /**
+   * The watermarked output columns of {@code node}; {@code inputs} holds one set per input, and
+   * {@code leftWidth} is the column count of its first input (where a join's right columns start).
+   */
+  public static Set<Integer> derive(PlanNodeOrBuilder node, List<Set<Integer>> inputs, int leftWidth) {
     Set<Integer> out = new TreeSet<>();
     switch (node.getKindCase()) {
       case SOURCE -> {
@@ -58,6 +62,17 @@ public final class Watermarks {
             if (inputs.get(0).contains(k)) {
               out.add(k);
             }
+          }
+        }
+      }
+      case HASH_JOIN -> {
+        List<Integer> left = node.getHashJoin().getLeftKeysList();
+        List<Integer> right = node.getHashJoin().getRightKeysList();
+        for (int k = 0; k < left.size(); k++) {
+          if (inputs.get(0).contains(left.get(k)) && inputs.get(1).contains(right.get(k))) {
+            out.add(left.get(k));
+            out.add(leftWidth + right.get(k));
+            break;
           }
         }
       }

@@ -160,4 +160,34 @@ class WindowCloseTest {
         "DELETE [2, 7, 10000, 2]", "INSERT [4, 8, 10000, 4]");
     assertThat(stored(h, ".top")).as("window 0 forgotten, its late bid dropped").containsExactly(List.of(4L, 8L, 10_000L, 4L));
   }
+
+  /** Persons and sellers per 10 s window (each closed by its watermark), joined by (id, window). */
+  @Test
+  void aJoinForgetsTheWindowsBelowBothSidesWatermarksAndPassesTheLesserOn() throws InterruptedException {
+    PlanBuilder b = new PlanBuilder("t");
+    PlanBuilder.Stream persons = b.source("nexmark", "person", OPTS).project("id", "date_time").tumble("date_time", NexmarkQueries.TUMBLE)
+        .groupBy("id", "window_start").emitOnWindowClose("window_start").agg();
+    PlanBuilder.Stream sellers = b.source("nexmark", "auction", OPTS).project("seller", "date_time").tumble("date_time", NexmarkQueries.TUMBLE)
+        .groupBy("seller", "window_start").emitOnWindowClose("window_start").agg();
+    persons.join(sellers, List.of("id", "window_start"), List.of("seller", "window_start")).materialize("t");
+    Harness h = new Harness(b.build());
+    PlanNode n = h.node(PlanNode.KindCase.HASH_JOIN);
+    HashJoinOp join = new HashJoinOp(n.getHashJoin(), h.inputTypes(n, 0), h.inputTypes(n, 1), h.context(n));
+    join.open();
+    DataType[] types = h.inputTypes(n, 0);
+    Collected out = new Collected();
+    join.process(0, chunk(types, ins(1L, 0L), ins(2L, 10_000L)), out);
+    join.process(1, chunk(types, ins(3L, 0L), ins(2L, 10_000L)), out);
+    join.onBarrier(h.barrier(), out);
+    assertThat(stored(h, ".left")).hasSize(2);
+    assertThat(stored(h, ".right")).containsExactly(List.of(3L, 0L));
+
+    join.onWatermark(0, new Watermark(1, 10_000), out);
+    assertThat(out.out).as("the other side has no watermark yet").containsExactly("INSERT [2, 10000, 2, 10000]");
+    join.onWatermark(1, new Watermark(1, 20_000), out);
+    join.onBarrier(h.barrier(), out);
+    assertThat(out.out).containsExactly("INSERT [2, 10000, 2, 10000]", new Watermark(1, 10_000), new Watermark(3, 10_000));
+    assertThat(stored(h, ".left")).as("window 0 forgotten").containsExactly(List.of(2L, 10_000L));
+    assertThat(stored(h, ".right")).as("seller 2 met its person and was not stored; window 0 forgotten").isEmpty();
+  }
 }
