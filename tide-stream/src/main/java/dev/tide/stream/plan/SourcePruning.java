@@ -1,11 +1,15 @@
 package dev.tide.stream.plan;
 
+import dev.tide.proto.plan.AggCall;
+import dev.tide.proto.plan.AggKind;
 import dev.tide.proto.plan.Call;
 import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.FilterNode;
+import dev.tide.proto.plan.HashAggNode;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.ProjectNode;
 import dev.tide.proto.plan.SourceNode;
+import dev.tide.proto.plan.WindowNode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -17,13 +21,15 @@ import java.util.Locale;
  * columns a projection right after it drops are never generated.
  *
  * <p>Rule: the columns a source's output is read for are the union over its consumers, where a
- * project reads the columns its expressions refer to, a filter those of its condition plus what its
- * own consumers read (a filter passes its input's columns through), and any other consumer reads
- * every column. The source's stream key is always kept. When that leaves columns out, the source
- * node lists the kept ones in {@link SourceNode#getColumnsList()} (in their current order), its
- * schema and those of the filters below it shrink to them, and the column references of those
- * filters and of the projects reading them are renumbered. Node ids, inputs and every project's
- * output are unchanged, so the rewrite is invisible past the first project.
+ * project reads the columns its expressions refer to, a hash aggregation its group keys and
+ * arguments, a filter those of its condition plus what its own consumers read (a filter passes its
+ * input's columns through), a window its time column plus what its own consumers read of the
+ * columns it passes through (it appends its start and end), and any other consumer reads every
+ * column. The source's stream key is always kept. When that leaves columns out, the source node
+ * lists the kept ones in {@link SourceNode#getColumnsList()} (in their current order), its schema
+ * and those of the filters and windows below it shrink to them, and the column references of
+ * those nodes and of the projects and aggregations reading them are renumbered. Node ids, inputs
+ * and every project's and aggregation's output are unchanged, so the rewrite is invisible past them.
  */
 final class SourcePruning {
   private SourcePruning() {}
@@ -72,6 +78,20 @@ final class SourcePruning {
             return false;
           }
         }
+        case HASH_AGG -> {
+          HashAggNode h = consumer.getHashAgg();
+          h.getGroupKeysList().forEach(k -> ref(k, consumer, width, used));
+          h.getCallsList().stream().filter(SourcePruning::hasArg).forEach(call -> ref(call.getArg(), consumer, width, used));
+        }
+        case WINDOW -> {
+          ref(consumer.getWindow().getTimeColumn(), consumer, width, used);
+          BitSet passed = new BitSet();
+          consumer.getStreamKeyList().forEach(passed::set);
+          if (!collect(c, width + 2, nodes, consumers, passed)) {
+            return false;
+          }
+          used.or(passed.get(0, width)); // start and end are the window's own
+        }
         default -> {
           return false;
         }
@@ -107,16 +127,46 @@ final class SourcePruning {
   private static void renumberConsumers(int id, int[] newIndex, List<PlanNode> out, List<List<Integer>> consumers) {
     for (int c : consumers.get(id)) {
       PlanNode n = out.get(c);
-      if (n.hasProject()) {
-        ProjectNode.Builder p = n.getProject().toBuilder().clearExprs();
-        n.getProject().getExprsList().forEach(e -> p.addExprs(renumber(e, newIndex)));
-        out.set(c, n.toBuilder().setProject(p).build());
-      } else {
-        FilterNode f = FilterNode.newBuilder().setCondition(renumber(n.getFilter().getCondition(), newIndex)).build();
-        out.set(c, narrow(n, newIndex).setFilter(f).build());
-        renumberConsumers(c, newIndex, out, consumers);
+      switch (n.getKindCase()) {
+        case PROJECT -> {
+          ProjectNode.Builder p = n.getProject().toBuilder().clearExprs();
+          n.getProject().getExprsList().forEach(e -> p.addExprs(renumber(e, newIndex)));
+          out.set(c, n.toBuilder().setProject(p).build());
+        }
+        case FILTER -> {
+          FilterNode f = FilterNode.newBuilder().setCondition(renumber(n.getFilter().getCondition(), newIndex)).build();
+          out.set(c, narrow(n, newIndex).setFilter(f).build());
+          renumberConsumers(c, newIndex, out, consumers);
+        }
+        case HASH_AGG -> {
+          HashAggNode.Builder h = n.getHashAgg().toBuilder().clearGroupKeys();
+          n.getHashAgg().getGroupKeysList().forEach(k -> h.addGroupKeys(newIndex[k]));
+          for (int i = 0; i < h.getCallsCount(); i++) {
+            if (hasArg(h.getCalls(i))) {
+              h.setCalls(i, h.getCalls(i).toBuilder().setArg(newIndex[h.getCalls(i).getArg()]));
+            }
+          }
+          out.set(c, n.toBuilder().setHashAgg(h).build());
+        }
+        default -> { // a window: its start and end follow the kept columns
+          int kept = (int) Arrays.stream(newIndex).filter(i -> i >= 0).count();
+          int[] passed = Arrays.copyOf(newIndex, newIndex.length + 2);
+          passed[newIndex.length] = kept;
+          passed[newIndex.length + 1] = kept + 1;
+          WindowNode w = n.getWindow().toBuilder().setTimeColumn(newIndex[n.getWindow().getTimeColumn()]).build();
+          out.set(c, narrow(n, passed).setWindow(w).build());
+          renumberConsumers(c, passed, out, consumers);
+        }
       }
     }
+  }
+
+  private static boolean hasArg(AggCall call) {
+    return call.getKind() != AggKind.COUNT_STAR;
+  }
+
+  private static void ref(int column, PlanNode reader, int width, BitSet used) {
+    refs(Expr.newBuilder().setInputRef(column).build(), reader, width, used);
   }
 
   /** The node with its schema and stream key restricted to the kept columns ({@code newIndex >= 0}). */
