@@ -462,34 +462,34 @@ public final class HashAggOp implements Operator {
 
   /** Puts a group in the cache under its key (as {@link #group} looks it up). */
   private void remember(Group g) {
-    if (longCache != null) {
-      boolean integers = true;
-      for (int k = 0; k < g.key.length && integers; k++) {
-        integers = g.key[k] != null;
-        probe[k] = integers ? ((Number) g.key[k]).longValue() : 0;
-      }
-      if (integers) {
-        longCache.put(probe, g);
-        return;
-      }
+    if (probeOfKey(g.key)) {
+      longCache.put(probe, g);
+    } else {
+      cache.put(Arrays.asList(g.key), g);
     }
-    cache.put(Arrays.asList(g.key), g);
   }
 
   /** Drops a group from the cache. */
   private void forget(Group g) {
-    if (longCache != null) {
-      boolean integers = true;
-      for (int k = 0; k < g.key.length && integers; k++) {
-        integers = g.key[k] != null;
-        probe[k] = integers ? ((Number) g.key[k]).longValue() : 0;
-      }
-      if (integers) {
-        longCache.remove(probe);
-        return;
-      }
+    if (probeOfKey(g.key)) {
+      longCache.remove(probe);
+    } else {
+      cache.remove(Arrays.asList(g.key));
     }
-    cache.remove(Arrays.asList(g.key));
+  }
+
+  /** Whether a group key is found in the long cache; if so, fills {@link #probe} with it. */
+  private boolean probeOfKey(Object[] key) {
+    if (longCache == null) {
+      return false;
+    }
+    for (int k = 0; k < key.length; k++) {
+      if (key[k] == null) {
+        return false;
+      }
+      probe[k] = ((Number) key[k]).longValue();
+    }
+    return true;
   }
 
   private int cachedGroups() {
