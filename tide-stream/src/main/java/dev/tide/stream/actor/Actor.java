@@ -35,7 +35,8 @@ import java.util.concurrent.locks.LockSupport;
  * inputs once every one of them has made one and it rose. A reschedule barrier forgets the inputs'
  * watermarks: an upstream source that gained splits may emit rows below what it promised before,
  * so only watermarks made after the barrier count. What a merge was handed stays valid (it is
- * below every split's position), so it never falls.
+ * below every split's position), so it never falls, and an actor fed by channels repeats the
+ * watermarks it passed on right after the barrier (a source says its own again).
  *
  * <p>Thread-safety: everything but {@link #stop} runs on the actor thread.
  */
@@ -398,7 +399,13 @@ public final class Actor implements Runnable {
     }
     if (b.mutation() != null && b.mutation().hasUpdate()) {
       inputs.forEach(in -> in.watermarks.clear());
-      dispatchedWatermarks.clear(); // downstream actors forget what came before this barrier: say it again
+      // Downstream actors forget what came before this barrier: say it again. A source says its own
+      // (its splits may have changed); what another actor passed on still holds.
+      Map<Integer, Long> again = sourceLeaf < 0 && !b.stops(actorId) ? Map.copyOf(dispatchedWatermarks) : Map.of();
+      dispatchedWatermarks.clear();
+      for (Map.Entry<Integer, Long> w : again.entrySet()) {
+        dispatchWatermark(new Watermark(w.getKey(), w.getValue()));
+      }
     }
     listener.collected(actorId, b);
     if (b.stops(actorId)) {
