@@ -10,6 +10,7 @@ import dev.tide.cli.playground.PlaygroundSettings;
 import dev.tide.cli.playground.PlaygroundView;
 import dev.tide.cli.playground.ProcessPlayground;
 import dev.tide.cli.playground.Sample;
+import dev.tide.cluster.JobGrpcService;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.cluster.OptimizerGroups;
 import dev.tide.common.config.Config;
@@ -20,6 +21,7 @@ import dev.tide.meta.group.TableGrpcService;
 import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.workload.WorkloadOptions;
+import io.grpc.BindableService;
 import dev.tide.meta.admin.WorkerLauncher;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -119,7 +121,7 @@ final class PlaygroundCommand implements Callable<Integer> {
       LocalCluster cluster = new LocalCluster(dir, config, nodes, slots);
       cleanup.cluster = cluster;
       cluster.groups().create(DEMO_GROUP);
-      AdminServer admin = startAdmin(cluster);
+      AdminServer admin = startAdmin(cluster, config);
       cleanup.admin = admin;
       Sample last = playground.run(cluster, admin.address());
       playground.printSummary(cluster, last);
@@ -153,7 +155,7 @@ final class PlaygroundCommand implements Callable<Integer> {
    * Serves the admin API on the requested port; when the default port is taken (another playground
    * runs) and no port was asked for, on a free one instead. {@code ctl worker add} starts nodes here.
    */
-  private AdminServer startAdmin(LocalCluster cluster) {
+  private AdminServer startAdmin(LocalCluster cluster, Config config) {
     WorkerLauncher launcher = new WorkerLauncher() {
       @Override
       public int launch(int nodeSlots) {
@@ -167,15 +169,15 @@ final class PlaygroundCommand implements Callable<Integer> {
         return slots;
       }
     };
+    BindableService[] services = {new ViewGrpcService(cluster::meta, cluster.views()), new JobGrpcService(cluster::meta, config),
+        new GroupGrpcService(cluster.groups()), new TableGrpcService(cluster.optimizing(), cluster.groups())};
     try {
-      return AdminServer.start(adminPort, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()),
-          new GroupGrpcService(cluster.groups()), new TableGrpcService(cluster.optimizing(), cluster.groups()));
+      return AdminServer.start(adminPort, cluster.meta(), launcher, services);
     } catch (IllegalStateException e) {
       if (spec.commandLine().getParseResult().hasMatchedOption("--admin-port")) {
         throw e;
       }
-      return AdminServer.start(0, cluster.meta(), launcher, new ViewGrpcService(cluster::meta, cluster.views()),
-          new GroupGrpcService(cluster.groups()), new TableGrpcService(cluster.optimizing(), cluster.groups()));
+      return AdminServer.start(0, cluster.meta(), launcher, services);
     }
   }
 

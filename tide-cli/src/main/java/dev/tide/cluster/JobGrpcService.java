@@ -39,7 +39,8 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
   public void create(CreateJobRequest req, StreamObserver<CreateJobResponse> out) {
     JobDefinition def;
     try {
-      def = submit(meta.get(), config, NexmarkQueries.plan(req.getQuery(), req.getSourceOptionsMap()));
+      def = submit(meta.get(), config, NexmarkQueries.plan(req.getQuery(), req.getSourceOptionsMap(),
+          req.getDigest() ? NexmarkQueries.Terminal.DIGEST : NexmarkQueries.Terminal.MATERIALIZE));
     } catch (IllegalArgumentException e) {
       out.onError(Status.INVALID_ARGUMENT.withDescription("create job '" + req.getQuery() + "' refused: " + e.getMessage())
           .asRuntimeException());
@@ -51,6 +52,7 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     CreateJobResponse.Builder r = CreateJobResponse.newBuilder().setJob(def.getName()).setJobId(def.getJobId())
         .setActors(meta.get().layout(def.getName()).allActors().size());
     def.getTablesList().stream().filter(TableCatalog::getIsMv).map(TableCatalog::getName).forEach(r::addViews);
+    def.getTablesList().stream().filter(TableCatalog::getIsDigest).map(TableCatalog::getName).forEach(r::addDigests);
     out.onNext(r.build());
     out.onCompleted();
   }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
         "Every subcommand takes --meta HOST:PORT (default " + MetaAddress.DEFAULT + ", where './tide playground' serves it).",
         "Exit codes: 0 done, 1 refused by meta or meta unreachable (one line on stderr), 2 bad usage.",
         ""},
-    subcommands = {ClusterCommand.class, FragmentsCommand.class, ScanCommand.class, RescheduleCommand.class, ScaleCommand.class,
+    subcommands = {ClusterCommand.class, FragmentsCommand.class, ScanCommand.class, DigestCommand.class, RescheduleCommand.class, ScaleCommand.class,
         PauseCommand.class, ResumeCommand.class, WorkerCommand.class, StatusCommand.class, JobCommand.class, GroupCommand.class, TableCommand.class})
 public final class CtlCommand implements Callable<Integer> {
   @Spec

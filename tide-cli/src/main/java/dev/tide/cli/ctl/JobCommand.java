@@ -36,11 +36,15 @@ final class JobCommand implements Callable<Integer> {
         description = "Nexmark source option, e.g. --source events=1000000 --source rate=10000 (repeatable).")
     Map<String, String> source = new LinkedHashMap<>();
 
+    @Option(names = "--digest", description = "End in a digest sink named like the query (read it with 'tide ctl digest'), not a view.")
+    boolean digest;
+
     @Override
     void run(AdminClient client, PrintWriter out) {
-      CreateJobResponse r = client.jobs().create(CreateJobRequest.newBuilder().setQuery(query).putAllSourceOptions(source).build());
-      out.println("job '" + r.getJob() + "' (id " + r.getJobId() + ") created with " + r.getActors() + " actors; views: "
-          + String.join(", ", r.getViewsList()));
+      CreateJobResponse r = client.jobs().create(CreateJobRequest.newBuilder().setQuery(query).putAllSourceOptions(source)
+          .setDigest(digest).build());
+      out.println("job '" + r.getJob() + "' (id " + r.getJobId() + ") created with " + r.getActors() + " actors; "
+          + (digest ? "digests: " + String.join(", ", r.getDigestsList()) : "views: " + String.join(", ", r.getViewsList())));
     }
   }
 

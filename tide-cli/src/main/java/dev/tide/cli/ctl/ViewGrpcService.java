@@ -1,6 +1,9 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cluster.CommittedViews;
+import dev.tide.common.hash.RowFingerprint;
+import dev.tide.proto.admin.DigestRequest;
+import dev.tide.proto.admin.DigestResponse;
 import dev.tide.proto.admin.JobRequest;
 import dev.tide.proto.admin.ProgressResponse;
 import dev.tide.proto.admin.SourceProgress;
@@ -16,7 +19,7 @@ import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.List;
 
-/** Serves the committed rows of a materialized view (for {@code tide ctl scan}) from a running cluster. */
+/** Serves the committed rows of a materialized view ({@code tide ctl scan}) and digests ({@code tide ctl digest}) from a running cluster. */
 public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
   private final Supplier<Meta> meta;
   private final CommittedViews views;
@@ -49,6 +52,20 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
       r.addRows(row);
     }
     out.onNext(r.build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void digest(DigestRequest req, StreamObserver<DigestResponse> out) {
+    if (meta.get().digest(req.getName()).isEmpty()) {
+      out.onError(Status.NOT_FOUND.withDescription("unknown digest '" + req.getName() + "'; digests: "
+          + meta.get().jobs().values().stream().flatMap(j -> j.getTablesList().stream()).filter(TableCatalog::getIsDigest)
+              .map(TableCatalog::getName).sorted().toList() + " (create one with: tide ctl job create QUERY --digest)")
+          .asRuntimeException());
+      return;
+    }
+    RowFingerprint f = views.digest(req.getName());
+    out.onNext(DigestResponse.newBuilder().setRows(f.rows()).setSumA(f.sumA()).setSumB(f.sumB()).build());
     out.onCompleted();
   }
 

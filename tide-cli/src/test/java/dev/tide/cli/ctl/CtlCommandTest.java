@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tide.cli.TideCli;
+import dev.tide.cluster.JobGrpcService;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
 import dev.tide.common.store.VersionDeltas;
@@ -66,7 +67,8 @@ class CtlCommandTest {
       synchronized (cluster) {
         return cluster.addNode(slots).compute().workerId();
       }
-    }, new ViewGrpcService(cluster::meta, cluster.views()), new TableGrpcService(cluster.optimizing(), cluster.groups()));
+    }, new ViewGrpcService(cluster::meta, cluster.views()), new TableGrpcService(cluster.optimizing(), cluster.groups()),
+        new JobGrpcService(cluster::meta, config()));
   }
 
   @Test
@@ -105,6 +107,21 @@ class CtlCommandTest {
     Run unknown = ctl("scan", "nope");
     assertThat(unknown.exitCode()).isEqualTo(1);
     assertThat(unknown.err()).contains("unknown materialized view 'nope'");
+  }
+
+  @Test
+  void aJobCreatedWithADigestSinkHasItsDigestReadByName() {
+    Run created = ctl("job", "create", "q1", "--digest", "--source", "events=1000");
+    ok(created);
+    assertThat(created.out()).contains("job 'q1'", "digests: q1");
+    // Every bid of the first 1,000 events (46 of each 50) passes q1's projection.
+    await().atMost(Duration.ofMinutes(1)).until(() -> cluster.digest("q1").rows() == 920);
+    Run r = ctl("digest", "q1");
+    ok(r);
+    assertThat(r.out()).isEqualTo("digest q1: 920 rows, fingerprint " + cluster.digest("q1") + "\n");
+    Run unknown = ctl("digest", "q5");
+    assertThat(unknown.exitCode()).isEqualTo(1);
+    assertThat(unknown.err()).contains("unknown digest 'q5'; digests: [q1] (create one with: tide ctl job create QUERY --digest)");
   }
 
   @AfterEach
