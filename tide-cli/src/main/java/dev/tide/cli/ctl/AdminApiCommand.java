@@ -7,7 +7,7 @@ import java.io.PrintWriter;
 abstract class AdminApiCommand extends AdminCommand {
   @Override
   final void run(AdminClient client, PrintWriter out) {
-    run(client.stub(), out);
+    run(client.admin(), out);
   }
 
   /** Makes the command's calls and prints its output. */

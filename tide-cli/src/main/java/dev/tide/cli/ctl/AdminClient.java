@@ -51,7 +51,7 @@ final class AdminClient implements AutoCloseable {
     return dev.tide.proto.admin.JobServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  AdminServiceGrpc.AdminServiceBlockingStub stub() {
+  AdminServiceGrpc.AdminServiceBlockingStub admin() {
     return AdminServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 

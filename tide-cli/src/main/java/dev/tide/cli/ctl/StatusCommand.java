@@ -29,7 +29,7 @@ final class StatusCommand extends AdminCommand {
 
   @Override
   void run(AdminClient client, PrintWriter out) {
-    StatusResponse status = http == null ? client.stub().status(StatusRequest.getDefaultInstance()) : fetch();
+    StatusResponse status = http == null ? client.admin().status(StatusRequest.getDefaultInstance()) : fetch();
     if (json) {
       try {
         out.println(JsonFormat.printer().print(status));

@@ -2,7 +2,6 @@ package dev.tide.stream.operator;
 
 import dev.tide.common.chunk.ChunkBuilder;
 import dev.tide.common.chunk.Column;
-import dev.tide.common.chunk.LongColumn;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
@@ -115,11 +114,7 @@ public final class GroupTopOp implements Operator {
   }
 
   private boolean late(Column[] keys, int row) {
-    if (windowKey < 0) {
-      return false;
-    }
-    Column w = keys[windowKey];
-    return w.isNull(row) || ((LongColumn) w).getLong(row) < closedBelow;
+    return windowKey >= 0 && WindowKeys.late(keys[windowKey], row, closedBelow);
   }
 
   /** Records the group of a leader row in the window index (when there is one). */
@@ -139,12 +134,7 @@ public final class GroupTopOp implements Operator {
 
   @Override
   public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
-    int p = -1;
-    for (int k = 0; k < groupKeys.length; k++) {
-      if (groupKeys[k] == watermark.column()) {
-        p = k;
-      }
-    }
+    int p = WindowKeys.position(groupKeys, watermark.column());
     if (p < 0 || (windowKey >= 0 && p != windowKey)) {
       return; // one closing column; watermarks on other columns end here
     }

@@ -255,11 +255,7 @@ public final class HashAggOp implements Operator {
 
   /** With windows closing: whether row {@code row} has no window or one the watermark has closed. */
   private boolean late(Column[] keyColumns, int row) {
-    if (windowKey < 0) {
-      return false;
-    }
-    Column w = keyColumns[windowKey];
-    return w.isNull(row) || ((LongColumn) w).getLong(row) < closedBelow;
+    return windowKey >= 0 && WindowKeys.late(keyColumns[windowKey], row, closedBelow);
   }
 
   /** Loads every group of the owned vnodes from state (all open: closed ones are deleted), then closes what the watermark passed. */

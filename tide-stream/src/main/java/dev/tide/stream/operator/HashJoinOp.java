@@ -201,12 +201,7 @@ public final class HashJoinOp implements Operator {
 
   @Override
   public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
-    int k = -1;
-    for (int j = 0; j < keys[side].length; j++) {
-      if (keys[side][j] == watermark.column()) {
-        k = j;
-      }
-    }
+    int k = WindowKeys.position(keys[side], watermark.column());
     if (k < 0 || (windowKey >= 0 && k != windowKey)) {
       return; // one cleaning column; watermarks on other columns end here
     }

@@ -1,5 +1,7 @@
 package dev.tide.stream.operator;
 
+import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.LongColumn;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -20,6 +22,21 @@ import java.util.function.Supplier;
 final class WindowKeys {
   private final int window;
   private NavigableMap<Long, Set<List<Object>>> byWindow;
+
+  /** The position of {@code column} among {@code keys}, or -1: where a watermark on it falls in a key. */
+  static int position(int[] keys, int column) {
+    for (int k = 0; k < keys.length; k++) {
+      if (keys[k] == column) {
+        return k;
+      }
+    }
+    return -1;
+  }
+
+  /** Whether row {@code row} has no window, or one below {@code closedBelow}: late, once the window closed. */
+  static boolean late(Column window, int row, long closedBelow) {
+    return window.isNull(row) || ((LongColumn) window).getLong(row) < closedBelow;
+  }
 
   /** @param window the position of the window column in the keys */
   WindowKeys(int window) {

@@ -148,7 +148,7 @@ final class SourcePruning {
           }
           out.set(c, n.toBuilder().setHashAgg(h).build());
         }
-        default -> { // a window: its start and end follow the kept columns
+        case WINDOW -> { // its start and end follow the kept columns
           int kept = (int) Arrays.stream(newIndex).filter(i -> i >= 0).count();
           int[] passed = Arrays.copyOf(newIndex, newIndex.length + 2);
           passed[newIndex.length] = kept;
@@ -157,6 +157,8 @@ final class SourcePruning {
           out.set(c, narrow(n, passed).setWindow(w).build());
           renumberConsumers(c, passed, out, consumers);
         }
+        default -> throw new IllegalStateException("node " + c + " (" + n.getKindCase() + ") cannot read a pruned source;"
+            + " collect() admits projects, filters, aggregations and windows only");
       }
     }
   }

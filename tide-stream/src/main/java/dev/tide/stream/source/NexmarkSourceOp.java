@@ -110,7 +110,6 @@ public final class NexmarkSourceOp implements SourceOperator {
     splits = newSplits.stream().mapToInt(Integer::intValue).toArray();
     offsets = null;
     cursor = 0;
-    watermark = Long.MIN_VALUE; // from the new splits' positions
     baseNanos = -1;
   }
 
@@ -211,7 +210,8 @@ public final class NexmarkSourceOp implements SourceOperator {
   public void onBarrier(Barrier barrier, Emitter out) {
     started = true;
     if (barrier.mutation() != null && barrier.mutation().hasUpdate()) {
-      watermark = Long.MIN_VALUE; // downstream actors forget watermarks at a reschedule: say it again
+      // Downstream actors forget watermarks at a reschedule: say it again, from the splits after it.
+      watermark = Long.MIN_VALUE;
     }
     if (barrier.pauses(ctx.jobId())) {
       paused = true;

@@ -196,13 +196,16 @@ public final class StateTable {
     return written != null && fresh(vnode) && !written.mightContain(keyHash);
   }
 
+  /** The first key of {@code vnode}'s rows (and the end of the vnode before it). */
+  private byte[] vnodeStart(int vnode) {
+    return new KeyEncoder().startStateKey(tableId, vnode).toByteArray();
+  }
+
   /** Whether the store held nothing of {@code vnode} when this table first touched it. */
   private boolean fresh(int vnode) {
     byte s = vnodeState[vnode];
     if (s == UNCHECKED) {
-      byte[] from = new KeyEncoder().startStateKey(tableId, vnode).toByteArray();
-      byte[] to = new KeyEncoder().startStateKey(tableId, vnode + 1).toByteArray();
-      try (CloseableIterator<KeyValue> it = store.scan(from, to)) {
+      try (CloseableIterator<KeyValue> it = store.scan(vnodeStart(vnode), vnodeStart(vnode + 1))) {
         s = it.hasNext() ? STALE : FRESH;
       }
       vnodeState[vnode] = s;
@@ -312,8 +315,8 @@ public final class StateTable {
     List<Object[]> out = new ArrayList<>();
     int[] owned = vnodeCount == 1 ? new int[] {0} : vnodes.toArray();
     for (int v : owned) {
-      byte[] from = new KeyEncoder().startStateKey(tableId, v).toByteArray();
-      byte[] to = new KeyEncoder().startStateKey(tableId, v + 1).toByteArray();
+      byte[] from = vnodeStart(v);
+      byte[] to = vnodeStart(v + 1);
       try (CloseableIterator<KeyValue> it = store.scan(from, to)) {
         mergeInto(memRange(from, to).entrySet().iterator(), it, out);
       }
