@@ -6,6 +6,7 @@ import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
 import java.io.PrintWriter;
 import java.util.HashMap;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -31,7 +32,8 @@ final class ComputeCommand implements Callable<Integer> {
   @Option(names = "--listen", paramLabel = "HOST:PORT", description = "Address of this node's services (default 127.0.0.1:0).")
   String listen;
 
-  @Option(names = "--slots", paramLabel = "N", description = "Actors per fragment this node takes (default 2).")
+  @Option(names = "--slots", paramLabel = "N", description = "Actors per fragment this node takes (default: the machine's"
+      + " available processors).")
   Integer slots;
 
   @Override
@@ -42,11 +44,17 @@ final class ComputeCommand implements Callable<Integer> {
     ProcessFlags.flag(flags, ProcessOptions.COMPUTE_SLOTS.key(), slots);
     Config config = process.config(flags);
     ComputeServer server = ComputeServer.start(config, process.token(config), Clock.SYSTEM);
+    Duration shutdown = config.get(ProcessOptions.COMPUTE_SHUTDOWN_TIMEOUT);
+    GracefulStop.onTermSignal("compute", () -> server.shutdownGracefully(shutdown));
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "compute-shutdown"));
     PrintWriter out = spec.commandLine().getOut();
     out.println("compute ready worker=" + server.node().workerId() + " port=" + server.port());
     out.flush();
     server.awaitTermination();
+    if (server.left()) {
+      out.println("compute left: worker " + server.node().workerId() + " was drained and told to leave");
+      out.flush();
+    }
     return TideCli.EXIT_OK;
   }
 }

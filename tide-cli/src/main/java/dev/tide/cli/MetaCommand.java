@@ -43,6 +43,11 @@ final class MetaCommand implements Callable<Integer> {
     ProcessFlags.flag(flags, ProcessOptions.META_STORE.key(), store);
     Config config = process.config(flags);
     MetaServer server = MetaServer.start(config, process.token(config), Clock.SYSTEM);
+    // In-flight barriers are abandoned (their epochs replay after a restart); the store is closed.
+    GracefulStop.onTermSignal("meta", () -> {
+      server.close();
+      return true;
+    });
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "meta-shutdown"));
     PrintWriter out = spec.commandLine().getOut();
     out.println("meta ready grpc=" + config.get(ProcessOptions.META_LISTEN).replaceAll(":\\d+$", "") + ":" + server.grpcPort()

@@ -77,7 +77,8 @@ public final class ComputeServer implements AutoCloseable {
     String advertised = new Endpoint(listen.host(), server.getPort()).toString();
     try {
       ComputeMembership membership = ComputeMembership.join(node, metaStub, advertised, slots,
-          config.get(MetaOptions.HEARTBEAT_INTERVAL), config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT));
+          config.get(MetaOptions.HEARTBEAT_INTERVAL), config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT),
+          server::shutdown); // drained and told to leave: awaitTermination returns and the process exits 0
       LOG.info("compute node serving on {} with {} slots, worker {} of meta at {}", advertised, slots, node.workerId(), metaAt);
       return new ComputeServer(node, server, metaChannel, membership);
     } catch (StatusRuntimeException e) {
@@ -106,8 +107,31 @@ public final class ComputeServer implements AutoCloseable {
     return server.getPort();
   }
 
+  /** Waits until the server stops: closed, or told to leave after a drain ({@link #left}). */
   public void awaitTermination() throws InterruptedException {
     server.awaitTermination();
+  }
+
+  /**
+   * Stops gracefully (SIGTERM): the node is drained, so its actors migrate off online and no
+   * recovery runs, then it stops. When the drain cannot finish within {@code timeout} (meta refuses
+   * it for the last schedulable node, or cannot be reached), it stops anyway and meta recovers its
+   * actors as after a crash.
+   *
+   * @return whether the node left drained
+   */
+  public boolean shutdownGracefully(Duration timeout) {
+    boolean drained = membership.leave(timeout);
+    if (!drained) {
+      LOG.warn("worker {} stops without a finished drain: meta recovers its actors onto the other nodes", node.workerId());
+    }
+    close();
+    return drained;
+  }
+
+  /** True once meta told this drained node to leave. */
+  public boolean left() {
+    return membership.left();
   }
 
   @Override

@@ -29,7 +29,7 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
 
   /** Compiles {@code plan} with fresh job and table ids and starts it; returns its definition. */
   public static JobDefinition submit(Meta meta, Config config, Plan plan) {
-    Meta.JobIds ids = meta.allocateJobIds();
+    dev.tide.meta.core.Command.JobIds ids = meta.allocateJobIds();
     JobDefinition def = JobCompiler.compile(plan, ids.jobId(), config.get(MetaOptions.VNODE_COUNT), ids.tableIdBase());
     meta.createJob(def);
     return def;

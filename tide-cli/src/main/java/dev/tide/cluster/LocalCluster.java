@@ -203,8 +203,13 @@ public final class LocalCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+    ComputeNode joined = compute;
+    Server serving = server;
     ComputeMembership membership = ComputeMembership.join(compute, stub, address, slots, config.get(MetaOptions.HEARTBEAT_INTERVAL),
-        Duration.ofSeconds(30));
+        Duration.ofSeconds(30), () -> {
+          serving.shutdownNow(); // told to leave after a drain: the node stops, as a process would exit
+          joined.shutdown();
+        });
     Node n = new Node(compute, server, membership, slots);
     nodes.add(n);
     return n;
@@ -266,21 +271,16 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /**
-   * Gracefully removes a node: meta migrates its actors off, then deregisters it; the node is
-   * stopped once it hosts nothing. Returns immediately; see {@link #drained}.
+   * Gracefully removes a node: meta migrates its actors off, then tells it to leave, and the node
+   * stops. Returns immediately; see {@link #drained}.
    */
   public void drain(int index) {
     meta.drainWorker(nodes.get(index).compute().workerId());
   }
 
-  /** True once a draining node was deregistered by meta; stops it then. */
+  /** True once a draining node was told by meta to leave (it has stopped then). */
   public boolean drained(int index) {
-    Node n = nodes.get(index);
-    boolean gone = meta.workers().stream().noneMatch(w -> w.id() == n.compute().workerId());
-    if (gone && !n.server().isShutdown()) {
-      n.stop();
-    }
-    return gone;
+    return nodes.get(index).membership().left();
   }
 
   /** Simulates a machine failure: the node's actors stop and its server goes away. */

@@ -63,7 +63,7 @@ public final class MetaMetrics {
 
   /** The Prometheus text exposition of every metric, refreshed now. */
   public String scrape() {
-    List<Meta.WorkerHealth> workers = meta.get().workerHealth();
+    List<dev.tide.meta.core.MetaCore.WorkerHealth> workers = meta.get().workerHealth();
     actorsPerWorker.register(workers.stream().map(w -> MultiGauge.Row.of(Tags.of("worker", String.valueOf(w.worker().id())),
         w.actors())).toList(), true);
     workerAlive.register(workers.stream().map(w -> MultiGauge.Row.of(Tags.of("worker", String.valueOf(w.worker().id())),

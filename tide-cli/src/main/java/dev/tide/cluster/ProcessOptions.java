@@ -42,18 +42,23 @@ public final class ProcessOptions {
       "HOST:PORT of meta, where a compute node registers.");
   public static final ConfigOption<String> COMPUTE_LISTEN = ConfigOption.stringOption("compute.listen", "127.0.0.1:0",
       "HOST:PORT where a compute node serves its stream and exchange services; port 0 picks a free one.");
-  public static final ConfigOption<Integer> COMPUTE_SLOTS = ConfigOption.intOption("compute.slots", 2,
-      "Actors of one fragment a compute node takes (its share of a job's parallelism).")
+  public static final ConfigOption<Integer> COMPUTE_SLOTS = ConfigOption.intOption("compute.slots",
+      Runtime.getRuntime().availableProcessors(),
+      "Actors of one fragment a compute node takes (its share of a job's parallelism); default: the machine's available processors.")
       .withRule(n -> n >= 1 && n <= 1024, "between 1 and 1024");
   public static final ConfigOption<java.time.Duration> COMPUTE_REGISTER_TIMEOUT = ConfigOption.durationOption("compute.register-timeout",
       java.time.Duration.ofSeconds(30), "How long a starting compute node waits for meta to answer its registration.")
       .withRule(d -> d.toMillis() >= 100 && d.toMillis() <= 3_600_000, "between 100ms and 1h");
+  public static final ConfigOption<java.time.Duration> COMPUTE_SHUTDOWN_TIMEOUT = ConfigOption.durationOption("compute.shutdown-timeout",
+      java.time.Duration.ofSeconds(60), "On SIGTERM, how long a compute node waits for meta to drain it (its actors migrate off"
+      + " online) before it stops anyway, and meta recovers its actors as after a crash.")
+      .withRule(d -> d.toMillis() >= 0 && d.toMillis() <= 3_600_000, "between 0 and 1h");
   public static final ConfigOption<String> TOKEN = ConfigOption.stringOption("cluster.token", "",
       "Shared secret every call must present; prefer the TIDE_TOKEN environment variable to a file. "
           + "Empty: no token, allowed only when every server binds loopback.");
 
   public static final List<ConfigOption<?>> PROCESS = List.of(DATA_DIR, META_LISTEN, META_HTTP_PORT, META_STORE, OBJECT_STORE_DIR,
-      COMPUTE_META, COMPUTE_LISTEN, COMPUTE_SLOTS, COMPUTE_REGISTER_TIMEOUT, TOKEN);
+      COMPUTE_META, COMPUTE_LISTEN, COMPUTE_SLOTS, COMPUTE_REGISTER_TIMEOUT, COMPUTE_SHUTDOWN_TIMEOUT, TOKEN);
 
   /** Every option a cluster config file may hold. */
   public static List<ConfigOption<?>> all() {

@@ -65,6 +65,24 @@ class ClusterProcessTest {
   }
 
   @Test
+  void computeStoppedWithSigtermIsDrainedWithoutARecoveryAndExitsZero(@TempDir Path dir) throws InterruptedException {
+    try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
+      cluster.startMeta();
+      List<TideProcess> computes = List.of(cluster.startCompute(2), cluster.startCompute(2), cluster.startCompute(2));
+      cluster.jobs().create(job("q5", "4000"));
+      awaitEpochsPast(cluster, 5);
+      Process p = computes.get(1).process();
+      p.destroy(); // SIGTERM, as systemd and Kubernetes send
+      assertThat(p.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).as("the node exits after its drain").isTrue();
+      assertThat(p.exitValue()).as("exit status\n" + computes.get(1).output()).isZero();
+      assertThat(computes.get(1).output()).contains("leaving the cluster");
+      awaitView(cluster, "q5");
+      assertThat(cluster.status().getRecoveries()).as("recoveries").isZero();
+      assertThat(cluster.status().getAliveWorkers()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void boundedJobCommitsWithoutWaitingForTheBarrierInterval(@TempDir Path dir) {
     // Barriers ten minutes apart, longer than the guard: only the barrier meta injects when it creates
     // the job and the ones the sources ask for when their input ends can bring the view to the reference.

@@ -130,16 +130,20 @@ class RescheduleRefusalTest {
   @Test
   void secondRescheduleWhileOneIsInFlight() {
     objects.holdPuts(); // nothing uploads, so the first reschedule's epoch cannot commit
+    java.util.concurrent.CompletableFuture<dev.tide.meta.RescheduleResult> first;
     try {
-      assertThat(cluster.meta().reschedule(fixed(3)).applied()).isTrue();
+      // A reschedule is answered once its barrier committed: the first one waits meanwhile.
+      first = java.util.concurrent.CompletableFuture.supplyAsync(() -> cluster.meta().reschedule(fixed(3)));
       await().until(() -> cluster.meta().snapshot().jobs().get("counts").rescheduling());
       JobLayout before = layout();
       assertThatThrownBy(() -> cluster.meta().reschedule(fixed(2))).isInstanceOf(IllegalStateException.class).hasMessageContaining("in flight");
       assertThat(layout()).isEqualTo(before);
+      assertThat(first).isNotDone();
     } finally {
       objects.releasePuts();
     }
-    await().until(() -> !cluster.meta().snapshot().jobs().get("counts").rescheduling());
+    assertThat(first.join().applied()).isTrue();
+    assertThat(cluster.meta().snapshot().jobs().get("counts").rescheduling()).isFalse();
     assertThat(cluster.meta().reschedule(fixed(2)).applied()).isTrue();
   }
 

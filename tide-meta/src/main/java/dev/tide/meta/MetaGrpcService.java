@@ -1,11 +1,14 @@
 package dev.tide.meta;
 
+import dev.tide.meta.core.Command;
 import dev.tide.proto.stream.Ack;
 import dev.tide.proto.stream.BarrierRequest;
 import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.FailureReport;
 import dev.tide.proto.stream.HeartbeatRequest;
 import dev.tide.proto.stream.HeartbeatResponse;
+import dev.tide.proto.stream.LeaveRequest;
+import dev.tide.proto.stream.LeaveResponse;
 import dev.tide.proto.stream.MetaServiceGrpc;
 import dev.tide.proto.stream.RegisterWorkerRequest;
 import dev.tide.proto.stream.RegisterWorkerResponse;
@@ -25,11 +28,13 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
   @Override
   public void registerWorker(RegisterWorkerRequest req, StreamObserver<RegisterWorkerResponse> out) {
     try {
-      int id = meta.registerWorker(req.getHost(), req.getSlots());
-      out.onNext(RegisterWorkerResponse.newBuilder().setWorkerId(id).setVersion(meta.committedVersion()).build());
+      Command.Registered r = meta.register(req.getHost(), req.getSlots());
+      out.onNext(RegisterWorkerResponse.newBuilder().setWorkerId(r.workerId()).setVersion(r.version()).build());
       out.onCompleted();
     } catch (IllegalArgumentException e) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());
+    } catch (IllegalStateException e) {
+      out.onError(Status.UNAVAILABLE.withDescription(e.getMessage()).asRuntimeException());
     }
   }
 
@@ -58,7 +63,14 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
 
   @Override
   public void heartbeat(HeartbeatRequest req, StreamObserver<HeartbeatResponse> out) {
-    out.onNext(HeartbeatResponse.newBuilder().setRegistered(meta.heartbeat(req.getWorkerId(), req.getActors(), req.getMinReaderVersion())).build());
+    Command.Verdict v;
+    try {
+      v = meta.heartbeat(req.getWorkerId(), req.getActors(), req.getMinReaderVersion());
+    } catch (IllegalStateException e) {
+      out.onError(Status.UNAVAILABLE.withDescription(e.getMessage()).asRuntimeException());
+      return;
+    }
+    out.onNext(HeartbeatResponse.newBuilder().setRegistered(v != Command.Verdict.REGISTER_AGAIN).setLeave(v == Command.Verdict.LEAVE).build());
     out.onCompleted();
   }
 
@@ -66,6 +78,18 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
   public void requestBarrier(BarrierRequest req, StreamObserver<Ack> out) {
     meta.barrierRequested(req.getWorkerId(), req.getActorId());
     ack(out);
+  }
+
+  @Override
+  public void leave(LeaveRequest req, StreamObserver<LeaveResponse> out) {
+    LeaveResponse.Builder r = LeaveResponse.newBuilder().setAccepted(true);
+    try {
+      meta.drainWorker(req.getWorkerId());
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      r.setAccepted(false).setReason(e.getMessage());
+    }
+    out.onNext(r.build());
+    out.onCompleted();
   }
 
   private static void ack(StreamObserver<Ack> out) {

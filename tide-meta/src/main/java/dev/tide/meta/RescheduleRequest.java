@@ -1,28 +1,41 @@
 package dev.tide.meta;
 
+import dev.tide.meta.core.Command;
+import dev.tide.meta.scale.Intent;
 import dev.tide.meta.scale.JobIntent;
 import dev.tide.meta.scale.ReschedulePlan;
+import java.util.Objects;
 
 /**
- * A request to change a running job's layout: either a new intent (scale) or an explicit plan
- * (reschedule). People (ctl) and policies (autoscaler, membership) submit the same requests.
+ * A request to change a running job's layout. People ({@code tide ctl}), policies (autoscaler) and
+ * meta itself (membership) submit the same typed changes; meta resolves each against the job as it
+ * is when the request runs.
  *
- * @param intent the job's new intent, or null to keep it
- * @param plan explicit per-worker actor changes, or null
+ * @param change what to change (see {@link Command.Change})
  * @param dryRun compute and return the diff without applying it
  */
-public record RescheduleRequest(String job, JobIntent intent, ReschedulePlan plan, boolean dryRun) {
+public record RescheduleRequest(String job, Command.Change change, boolean dryRun) {
   public RescheduleRequest {
-    if ((intent == null) == (plan == null)) {
-      throw new IllegalArgumentException("a reschedule request needs exactly one of an intent or a plan");
-    }
+    Objects.requireNonNull(job, "job");
+    Objects.requireNonNull(change, "change");
   }
 
+  /** Replaces the job's intent (overrides included). */
   public static RescheduleRequest scale(String job, JobIntent intent) {
-    return new RescheduleRequest(job, intent, null, false);
+    return new RescheduleRequest(job, new Command.Change.SetIntent(intent), false);
+  }
+
+  /** Sets the whole job's intent, keeping fragment overrides. */
+  public static RescheduleRequest scaleJob(String job, Intent intent, boolean dryRun) {
+    return new RescheduleRequest(job, new Command.Change.ScaleJob(intent), dryRun);
+  }
+
+  /** Sets the override of one ensemble root fragment. */
+  public static RescheduleRequest scaleFragment(String job, int fragmentId, Intent intent, boolean dryRun) {
+    return new RescheduleRequest(job, new Command.Change.ScaleFragment(fragmentId, intent), dryRun);
   }
 
   public static RescheduleRequest plan(String job, ReschedulePlan plan, boolean dryRun) {
-    return new RescheduleRequest(job, null, plan, dryRun);
+    return new RescheduleRequest(job, new Command.Change.ApplyPlan(plan), dryRun);
   }
 }

@@ -5,10 +5,8 @@ import dev.tide.meta.Meta;
 import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.RescheduleResult;
 import dev.tide.meta.scale.Intent;
-import dev.tide.meta.scale.JobIntent;
 import dev.tide.meta.scale.LayoutDiff;
 import dev.tide.meta.scale.ReschedulePlan;
-import dev.tide.meta.schedule.Worker;
 import dev.tide.proto.admin.AdminServiceGrpc;
 import dev.tide.proto.admin.ClusterRequest;
 import dev.tide.proto.admin.ClusterResponse;
@@ -28,7 +26,6 @@ import dev.tide.proto.admin.WorkerDrainResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
-import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,18 +70,13 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void reschedule(RescheduleJobRequest req, StreamObserver<RescheduleReply> out) {
-    answer(out, "reschedule", () -> {
-      ClusterSnapshot.JobView before = job(meta.snapshot(), req.getJob());
-      ReschedulePlan plan = ReschedulePlan.parse(req.getPlan());
-      RescheduleResult r = meta.reschedule(RescheduleRequest.plan(req.getJob(), plan, req.getDryRun()));
-      return reply(before, r, before.intent());
-    });
+    answer(out, "reschedule", () -> reply(meta.reschedule(RescheduleRequest.plan(req.getJob(), ReschedulePlan.parse(req.getPlan()),
+        req.getDryRun()))));
   }
 
   @Override
   public void scale(ScaleJobRequest req, StreamObserver<RescheduleReply> out) {
     answer(out, "scale", () -> {
-      ClusterSnapshot.JobView before = job(meta.snapshot(), req.getJob());
       String what = req.hasFragment() ? "scale of fragment " + req.getFragment() + " of job '" + req.getJob() + "'"
           : "scale of job '" + req.getJob() + "'";
       Intent intent;
@@ -93,23 +85,16 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(what + " refused: " + e.getMessage(), e);
       }
-      int vnodes = before.definition().getVnodeCount();
-      if (intent instanceof Intent.Fixed f && f.parallelism() > vnodes) {
-        throw new IllegalArgumentException(what + " refused: parallelism " + f.parallelism() + " exceeds the job's vnode count "
-            + vnodes + "; ask for at most " + vnodes + ", or 'adaptive' / 'bounded(N)' to follow the cluster's slots");
-      }
-      JobIntent next = req.hasFragment() ? before.intent().withOverride(req.getFragment(), intent) : before.intent().withJob(intent);
-      RescheduleResult r = meta.reschedule(new RescheduleRequest(req.getJob(), next, null, req.getDryRun()));
-      return reply(before, r, req.getDryRun() ? before.intent() : next);
+      return reply(meta.reschedule(req.hasFragment() ? RescheduleRequest.scaleFragment(req.getJob(), req.getFragment(), intent, req.getDryRun())
+          : RescheduleRequest.scaleJob(req.getJob(), intent, req.getDryRun())));
     });
   }
 
-  private static RescheduleReply reply(ClusterSnapshot.JobView before, RescheduleResult r, JobIntent intent) {
+  private static RescheduleReply reply(RescheduleResult r) {
     LayoutDiff d = r.diff();
-    int actorsBefore = before.layout().allActors().size();
-    return RescheduleReply.newBuilder().setDiff(d.render()).setApplied(r.applied()).setActorsBefore(actorsBefore)
-        .setActorsAfter(actorsBefore + d.addedActors() - d.droppedActors()).setMovedVnodes(d.movedVnodes())
-        .setMovedSplits(d.movedSplits()).setIntent(intent.render()).build();
+    return RescheduleReply.newBuilder().setDiff(d.render()).setApplied(r.applied()).setActorsBefore(r.actorsBefore())
+        .setActorsAfter(r.actorsAfter()).setMovedVnodes(d.movedVnodes()).setMovedSplits(d.movedSplits())
+        .setIntent(r.intent().render()).build();
   }
 
   @Override
@@ -123,17 +108,16 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
   }
 
   private PauseResponse setPaused(String job, boolean paused) {
-    boolean was = job(meta.snapshot(), job).paused();
-    meta.setPaused(job, paused);
-    return PauseResponse.newBuilder().setChanged(was != paused).build();
+    return PauseResponse.newBuilder().setChanged(meta.setPaused(job, paused)).build();
   }
 
   @Override
   public void workerAdd(WorkerAddRequest req, StreamObserver<WorkerAddResponse> out) {
     answer(out, "worker add", () -> {
       if (launcher == null) {
-        throw Status.UNIMPLEMENTED.withDescription("worker add is not available: this meta cannot start compute nodes;"
-            + " start one on a machine of your choice and let it register with meta").asRuntimeException();
+        throw Status.UNIMPLEMENTED.withDescription("worker add is not available: this meta has no compute provider to start"
+            + " nodes with; start one yourself (tide compute --meta <this meta's gRPC address> --data-dir DIR --slots N) and it"
+            + " registers and takes actors of adaptive jobs").asRuntimeException();
       }
       int slots = req.getSlots() == 0 ? launcher.defaultSlots() : req.getSlots();
       if (slots < 1 || slots > MAX_SLOTS) {
@@ -149,17 +133,8 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
   @Override
   public void workerDrain(WorkerDrainRequest req, StreamObserver<WorkerDrainResponse> out) {
     answer(out, "worker drain", () -> {
-      ClusterSnapshot s = meta.snapshot();
       int id = req.getWorkerId();
-      List<Integer> ids = s.workers().stream().map(Worker::id).sorted().toList();
-      if (!ids.contains(id)) {
-        throw new IllegalArgumentException("drain of worker " + Integer.toUnsignedString(id) + " refused: unknown worker; workers: " + ids);
-      }
-      boolean draining = s.draining().contains(id);
-      if (!draining && ids.stream().filter(w -> !s.draining().contains(w)).count() == 1) {
-        throw new IllegalStateException("drain of worker " + id + " refused: it is the last schedulable worker, its actors"
-            + " would have nowhere to go; add a worker first (tide ctl worker add)");
-      }
+      ClusterSnapshot s = meta.snapshot();
       int actors = s.jobs().values().stream().mapToInt(j -> j.layout().actorsPerWorker().getOrDefault(id, 0)).sum();
       meta.drainWorker(id);
       return WorkerDrainResponse.newBuilder().setActors(actors).build();
@@ -171,7 +146,7 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
     answer(out, "status", () -> AdminViews.status(meta, meta.clock().nowMillis()));
   }
 
-  private static ClusterSnapshot.JobView job(ClusterSnapshot s, String name) {
+  static ClusterSnapshot.JobView job(ClusterSnapshot s, String name) {
     ClusterSnapshot.JobView j = s.jobs().get(name);
     if (j == null) {
       throw new IllegalArgumentException("unknown job '" + name + "'; jobs: " + s.jobs().keySet());

@@ -3,6 +3,7 @@ package dev.tide.meta.admin;
 import dev.tide.meta.Meta;
 import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.MetaStats;
+import dev.tide.meta.core.MetaCore;
 import dev.tide.meta.scale.Ensemble;
 import dev.tide.meta.schedule.ActorPlacement;
 import dev.tide.meta.schedule.JobLayout;
@@ -113,9 +114,9 @@ public final class AdminViews {
     StatusResponse.Builder r = StatusResponse.newBuilder().setCommittedEpoch(s.committedEpoch()).setCommittedBarriers(s.committedBarriers())
         .setBarrierLatencyMs(Math.max(0, s.barrierLatencyMs())).setInflightBarriers(s.inflightBarriers())
         .setJobs(s.jobs()).setRecoveries(s.recoveries());
-    List<Meta.WorkerHealth> workers = meta.workerHealth();
-    r.setAliveWorkers((int) workers.stream().filter(Meta.WorkerHealth::alive).count());
-    for (Meta.WorkerHealth w : workers) {
+    List<MetaCore.WorkerHealth> workers = meta.workerHealth();
+    r.setAliveWorkers((int) workers.stream().filter(MetaCore.WorkerHealth::alive).count());
+    for (MetaCore.WorkerHealth w : workers) {
       r.addWorkers(WorkerHealth.newBuilder().setId(w.worker().id()).setAddress(w.worker().address()).setSlots(w.worker().slots())
           .setActors(w.actors()).setAlive(w.alive()).setDraining(w.draining())
           .setHeartbeatAgeMs(Math.max(0, nowMs - w.lastHeartbeatMs())));

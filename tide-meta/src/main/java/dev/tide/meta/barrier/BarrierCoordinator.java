@@ -46,12 +46,22 @@ public final class BarrierCoordinator {
         break;
       }
     }
+    return committable();
+  }
+
+  private List<Committed> committable() {
     List<Committed> out = new ArrayList<>();
     while (!inflight.isEmpty() && inflight.peek().pending.isEmpty()) {
       InFlight f = inflight.poll();
       out.add(new Committed(f.epoch, List.copyOf(f.ssts), f.injectMs));
     }
     return out;
+  }
+
+  /** A worker that left owes no report; returns the epochs that became committable, in order. */
+  public List<Committed> forget(int worker) {
+    inflight.forEach(f -> f.pending.remove(worker));
+    return committable();
   }
 
   /** Forgets every in-flight barrier (recovery): their epochs never commit. */

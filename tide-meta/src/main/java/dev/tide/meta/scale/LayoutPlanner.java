@@ -40,7 +40,9 @@ public final class LayoutPlanner {
    * {@link Layouts#maxParallelism} of its members (1 with a singleton). Actors on non-schedulable
    * workers are removed; while more than {@code n} remain, the highest actor id of the most loaded
    * worker is removed (load = the ensemble's actors on the worker / its slots; ties: higher worker
-   * id); while fewer, one is added on the least loaded worker (ties: lower worker id).
+   * id); while fewer, one is added on the least loaded worker (ties: lower worker id). Then slots
+   * act as capacity: while a worker hosts more of the ensemble's actors than its slots and another
+   * has a free slot, one actor moves there (so a worker that joins relieves oversubscribed ones).
    *
    * @throws RescheduleException if an override names an unknown fragment or a non-root member, or a
    *     fixed override is above its ensemble's cap (or is not 1 for a singleton)
@@ -115,11 +117,52 @@ public final class LayoutPlanner {
         newWorkers.add(target);
         load.merge(target, 1, Integer::sum);
       }
+      relieveOverCapacity(actors, keep, newWorkers, load, workers);
       if (keep.size() != actors.size() || !newWorkers.isEmpty()) {
         changes.put(e.root(), new Change(keep, newWorkers));
       }
     }
     return apply(shape, current, changes, actorIds);
+  }
+
+  /**
+   * Slots are capacity: while a worker hosts more of the ensemble's actors than it has slots and
+   * another has a free slot, one actor moves from the most loaded such worker to the least loaded
+   * one with a free slot (an actor still to be added is re-targeted first; else the highest kept
+   * actor id migrates). With no free slot anywhere (more actors than slots), nothing moves.
+   */
+  private static void relieveOverCapacity(List<ActorPlacement> actors, List<Integer> keep, List<Integer> newWorkers,
+      TreeMap<Integer, Integer> load, Map<Integer, Worker> workers) {
+    while (true) {
+      int over = -1;
+      int under = -1;
+      for (int w : load.keySet()) {
+        if (load.get(w) > workers.get(w).slots() && (over < 0 || compareLoad(load, workers, w, over) >= 0)) {
+          over = w;
+        }
+        if (load.get(w) < workers.get(w).slots() && (under < 0 || compareLoad(load, workers, w, under) < 0)) {
+          under = w;
+        }
+      }
+      if (over < 0 || under < 0) {
+        return;
+      }
+      int pending = newWorkers.lastIndexOf(over);
+      if (pending >= 0) {
+        newWorkers.remove(pending);
+      } else {
+        int victim = -1;
+        for (int i : keep) {
+          if (actors.get(i).workerId() == over && (victim < 0 || actors.get(i).actorId() > actors.get(victim).actorId())) {
+            victim = i;
+          }
+        }
+        keep.remove(Integer.valueOf(victim));
+      }
+      newWorkers.add(under);
+      load.merge(over, -1, Integer::sum);
+      load.merge(under, 1, Integer::sum);
+    }
   }
 
   /** Compares the loads (actors / slots) of two workers exactly. */

@@ -138,20 +138,40 @@ public final class Layouts {
     return new JobLayout(out);
   }
 
-  /** Moves actors off lost workers onto the live ones (slot order), keeping actor ids, vnodes and splits. */
-  public static JobLayout withoutWorkers(JobLayout layout, Set<Integer> lost, List<Worker> alive) {
+  /**
+   * Moves actors off lost workers onto the live ones, keeping actor ids, vnodes and splits. The
+   * actors at one index of a NO_SHUFFLE ensemble move together (they stay on one worker); each goes
+   * to the least loaded live worker (actors of the job per slot; ties: lower id).
+   */
+  public static JobLayout withoutWorkers(JobDefinition job, JobLayout layout, Set<Integer> lost, List<Worker> alive) {
     if (alive.isEmpty()) {
       throw new IllegalStateException("no compute node left to run the job's actors");
     }
-    List<Integer> seq = slotSequence(alive);
+    TreeMap<Integer, Worker> workers = new TreeMap<>();
+    alive.forEach(w -> workers.put(w.id(), w));
+    TreeMap<Integer, Integer> load = new TreeMap<>();
+    workers.keySet().forEach(w -> load.put(w, 0));
+    layout.allActors().forEach(a -> load.computeIfPresent(a.workerId(), (w, n) -> n + 1));
     TreeMap<Integer, List<ActorPlacement>> out = new TreeMap<>();
-    int next = 0;
-    for (Map.Entry<Integer, List<ActorPlacement>> e : layout.fragments().entrySet()) {
-      List<ActorPlacement> actors = new ArrayList<>();
-      for (ActorPlacement a : e.getValue()) {
-        actors.add(lost.contains(a.workerId()) ? a.onWorker(seq.get(next++ % seq.size())) : a);
+    layout.fragments().forEach((f, actors) -> out.put(f, new ArrayList<>(actors)));
+    for (List<Integer> ensemble : ensembles(job)) {
+      List<ActorPlacement> root = layout.actors(ensemble.get(0));
+      for (int i = 0; i < root.size(); i++) {
+        if (!lost.contains(root.get(i).workerId())) {
+          continue;
+        }
+        int target = -1;
+        for (int w : load.keySet()) {
+          if (target < 0 || (long) load.get(w) * workers.get(target).slots() < (long) load.get(target) * workers.get(w).slots()) {
+            target = w;
+          }
+        }
+        for (int f : ensemble) {
+          List<ActorPlacement> actors = out.get(f);
+          actors.set(i, actors.get(i).onWorker(target));
+          load.merge(target, 1, Integer::sum);
+        }
       }
-      out.put(e.getKey(), actors);
     }
     return new JobLayout(out);
   }

@@ -21,19 +21,19 @@ import java.util.TreeSet;
 import java.util.function.LongSupplier;
 
 /** Hand-built jobs and invariant checks shared by the planner tests. */
-final class Jobs {
+public final class Jobs {
   private Jobs() {}
 
-  static final int SOURCE = 0;
-  static final int AGG = 1;
-  static final int MIRROR = 2;
-  static final int SINGLE = 3;
+  public static final int SOURCE = 0;
+  public static final int AGG = 1;
+  public static final int MIRROR = 2;
+  public static final int SINGLE = 3;
 
   /**
    * Fragment 0: a source with {@code splitCount} splits; HASH to fragment 1 (an aggregation); 1 feeds
    * fragment 2 by NO_SHUFFLE (ensemble [1, 2]); 2 feeds the singleton fragment 3 by SIMPLE.
    */
-  static JobDefinition job(int vnodeCount, int splitCount) {
+  public static JobDefinition job(int vnodeCount, int splitCount) {
     PlanNode source = PlanNode.newBuilder().setId(0)
         .setSource(SourceNode.newBuilder().setConnector("nexmark").setTable("bid").setSplitCount(splitCount).setStateTableId(100)).build();
     PlanNode merge1 = PlanNode.newBuilder().setId(10).setMerge(MergeNode.newBuilder().setUpstreamFragmentId(0)).build();
@@ -86,7 +86,7 @@ final class Jobs {
   }
 
   /** Every structural invariant a planned layout must satisfy. */
-  static void checkInvariants(JobDefinition job, JobLayout layout, boolean balanced) {
+  public static void checkInvariants(JobDefinition job, JobLayout layout, boolean balanced) {
     TreeSet<Long> ids = new TreeSet<>();
     for (ActorPlacement a : layout.allActors()) {
       if (!ids.add(a.actorId())) {

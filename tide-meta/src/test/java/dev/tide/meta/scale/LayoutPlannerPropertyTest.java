@@ -84,7 +84,10 @@ class LayoutPlannerPropertyTest {
       int n = Math.min(Math.max(1, intent.intentFor(e.root()).resolve(slots)), Math.max(1, cap));
       assertThat(target.actors(e.root())).hasSize(n);
       boolean needsChange = before.actors(e.root()).size() != n
-          || before.actors(e.root()).stream().anyMatch(a -> !schedulable.containsKey(a.workerId()));
+          || before.actors(e.root()).stream().anyMatch(a -> !schedulable.containsKey(a.workerId()))
+          || overCapacityWithFreeSlot(before.actors(e.root()), schedulable);
+      assertThat(overCapacityWithFreeSlot(target.actors(e.root()), schedulable))
+          .as("ensemble %s: a worker above its slots while another has a free one", e.members()).isFalse();
       if (!needsChange) {
         for (int f : e.members()) {
           assertThat(target.actors(f)).as("ensemble %s needs no change", e.members()).isEqualTo(before.actors(f));
@@ -95,6 +98,16 @@ class LayoutPlannerPropertyTest {
     List<Worker> ws = new ArrayList<>(schedulable.values());
     assertThat(LayoutPlanner.forIntent(job, target, intent, ws, Jobs.noIds())).isEqualTo(target);
     assertThat(LayoutDiff.of(job, target, target).isEmpty()).isTrue();
+  }
+
+  /** Slots are capacity: some worker hosts more actors than its slots while another has a free slot. */
+  static boolean overCapacityWithFreeSlot(List<ActorPlacement> actors, TreeMap<Integer, Worker> schedulable) {
+    TreeMap<Integer, Integer> load = new TreeMap<>();
+    schedulable.keySet().forEach(w -> load.put(w, 0));
+    actors.forEach(a -> load.merge(a.workerId(), 1, Integer::sum));
+    boolean over = load.entrySet().stream().anyMatch(x -> schedulable.containsKey(x.getKey()) && x.getValue() > schedulable.get(x.getKey()).slots());
+    boolean free = load.entrySet().stream().anyMatch(x -> schedulable.containsKey(x.getKey()) && x.getValue() < schedulable.get(x.getKey()).slots());
+    return over && free;
   }
 
   /** A random plan on a random root; checks it is accepted exactly when valid, and what a migration keeps. */

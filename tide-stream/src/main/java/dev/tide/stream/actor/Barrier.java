@@ -68,6 +68,24 @@ public final class Barrier {
         && (mutation.getResume().getJobIdsCount() == 0 || mutation.getResume().getJobIdsList().contains(jobId));
   }
 
+  /**
+   * Whether the job's sources are paused after this barrier, given that they were {@code paused}
+   * before it: a Pause or Resume of the job says so, and so does an Update of the job (which tells
+   * the actors it adds, too).
+   */
+  public boolean pausedAfter(int jobId, boolean paused) {
+    if (pauses(jobId)) {
+      return true;
+    }
+    if (resumes(jobId)) {
+      return false;
+    }
+    if (mutation != null && mutation.hasUpdate() && mutation.getUpdate().getJobId() == jobId) {
+      return mutation.getUpdate().getPaused();
+    }
+    return paused;
+  }
+
   /** True if the actor stops after forwarding this barrier (a Stop, or dropped by an Update). */
   public boolean stops(long actorId) {
     return dropped.contains(actorId);

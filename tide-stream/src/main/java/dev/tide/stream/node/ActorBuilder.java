@@ -59,7 +59,9 @@ final class ActorBuilder {
     throw new IllegalArgumentException("job " + job.getJobId() + " has no fragment " + fragmentId);
   }
 
-  Actor build(JobDefinition job, ActorInfo info, Channel barrierInbox, Actor.BarrierListener listener, Actor.Wiring wiring) {
+  /** Builds one actor; with {@code paused}, its sources start paused (the job is paused). */
+  Actor build(JobDefinition job, ActorInfo info, boolean paused, Channel barrierInbox, Actor.BarrierListener listener,
+      Actor.Wiring wiring) {
     Fragment frag = fragment(job, info.getFragmentId());
     Map<Integer, TableCatalog> tables = new HashMap<>();
     for (TableCatalog t : job.getTablesList()) {
@@ -67,7 +69,8 @@ final class ActorBuilder {
     }
     int vnodeCount = frag.getSingleton() ? 1 : job.getVnodeCount();
     VnodeBitmap vnodes = info.getVnodes().isEmpty() ? VnodeBitmap.full(vnodeCount) : VnodeBitmap.parse(vnodeCount, info.getVnodes());
-    ActorContext ctx = new ActorContext(info.getActorId(), info.getJobId(), vnodeCount, vnodes, info.getSplitsList(), tables, store, clock);
+    ActorContext ctx = new ActorContext(info.getActorId(), info.getJobId(), vnodeCount, vnodes, info.getSplitsList(), tables, store, clock,
+        paused);
 
     List<PlanNode> nodes = frag.getNodesList();
     Map<Integer, Integer> index = new HashMap<>();

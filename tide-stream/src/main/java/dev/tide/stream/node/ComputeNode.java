@@ -232,7 +232,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
             throw new IllegalArgumentException("actor " + info.getActorId() + " already runs on " + name);
           }
           Channel inbox = new Channel(64);
-          Actor a = builder.build(req.getJob(), info, inbox, this, this);
+          Actor a = builder.build(req.getJob(), info, req.getPaused(), inbox, this, this);
           Thread t = new Thread(a, name + "-actor-" + info.getActorId());
           t.setDaemon(true);
           Running r = new Running(a, t, inbox);

@@ -10,10 +10,17 @@ import java.util.Map;
 
 /**
  * What an operator of one actor may use: its state tables (restricted to the actor's vnodes), its
- * source splits, the clock. Thread-safety: confined to the actor thread.
+ * source splits, the clock, and whether its job was paused when the actor was built (a source then
+ * starts paused: it emits nothing until a Resume barrier). Thread-safety: confined to the actor thread.
  */
 public record ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
-    Map<Integer, TableCatalog> tables, StateStore store, Clock clock) {
+    Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused) {
+
+  /** The context of an actor of a running (not paused) job. */
+  public ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
+      Map<Integer, TableCatalog> tables, StateStore store, Clock clock) {
+    this(actorId, jobId, vnodeCount, vnodes, splits, tables, store, clock, false);
+  }
 
   public StateTable table(int tableId) {
     TableCatalog t = tables.get(tableId);

@@ -102,6 +102,7 @@ public final class NexmarkSourceOp implements SourceOperator {
   @Override
   public void open() {
     state = ctx.table(stateTableId);
+    paused = ctx.startsPaused();
     updateSplits(ctx.splits());
   }
 
@@ -213,10 +214,9 @@ public final class NexmarkSourceOp implements SourceOperator {
       // Downstream actors forget watermarks at a reschedule: say it again, from the splits after it.
       watermark = Long.MIN_VALUE;
     }
-    if (barrier.pauses(ctx.jobId())) {
-      paused = true;
-    } else if (barrier.resumes(ctx.jobId()) && paused) {
-      paused = false;
+    boolean wasPaused = paused;
+    paused = barrier.pausedAfter(ctx.jobId(), paused);
+    if (wasPaused && !paused) {
       baseNanos = -1;
     }
     if (offsets != null) {
