@@ -10,6 +10,7 @@ import dev.tide.optimizer.group.GroupConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +48,7 @@ class KeeperTimelineSimulationTest {
         threads += e.getValue();
       }
       return new GroupSnapshot("g", threads, plannedTasks, plannedTasks, TableCounts.pendingOnly(pendingTables), instances,
-          Map.of());
+          Map.of(), Optional.empty());
     }
 
     /** Runs rounds until {@code untilMs}; {@code onRegistered} updates the world when an instance registers. */
