@@ -50,7 +50,7 @@ public final class GroupConfig {
       ConfigOption.intOption("dynamic-allocation.min-parallelism", 0,
           "Floor of optimizer threads, kept without any timing gate.")
           .withRule(v -> v >= 0, "at least 0"),
-      "threads", "≤ max-parallelism; ceil(min/K)·K ≤ max-parallelism");
+      "threads", "≤ max-parallelism; ceil(min/K)·K ≤ max-parallelism (also with DRA off, once max-parallelism is set)");
   public static final ConfigOption<Integer> MAX_PARALLELISM = declare(
       ConfigOption.intOption("dynamic-allocation.max-parallelism", null,
           "Cap of optimizer threads (requested instances included); the cap always wins.")

@@ -72,7 +72,9 @@ public final class KubernetesOptions {
       throw new ConfigException(ENABLED.key(), "true", "false unless the object store is S3 (s3.bucket): optimizer pods"
           + " cannot read meta's local object directory");
     }
-    ConfigBuilder cb = new ConfigBuilder(io.fabric8.kubernetes.client.Config.autoConfigure(null));
+    // One retry at most: the keeper retries failed calls at its own spacing, and the client's backoff
+    // (up to 10 retries by default) would only hold the keeper's lock, and meta's start, for long.
+    ConfigBuilder cb = new ConfigBuilder(io.fabric8.kubernetes.client.Config.autoConfigure(null)).withRequestRetryBackoffLimit(1);
     if (!meta.get(API_SERVER).isEmpty()) {
       cb.withMasterUrl(meta.get(API_SERVER));
     }

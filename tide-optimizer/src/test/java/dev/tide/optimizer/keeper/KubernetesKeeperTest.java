@@ -124,6 +124,17 @@ class KubernetesKeeperTest {
   }
 
   @Test
+  void anUnreachableApiServerStopsMetaNamingIt() throws Exception {
+    int closed;
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      closed = s.getLocalPort();
+    }
+    assertThatThrownBy(() -> KubernetesOptions.open(meta("optimizer.kubernetes.api-server", "http://127.0.0.1:" + closed)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("cannot read Secret tide/tide-token (optimizer.kubernetes.token-secret) at http://127.0.0.1:" + closed);
+  }
+
+  @Test
   void aGroupOnKubernetesIsSizedReleasedAndReconciledThroughTheNamespace() {
     createSecrets();
     KubernetesProvider provider = open(meta());
