@@ -32,7 +32,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -286,22 +288,22 @@ public final class GroupKeepers implements AutoCloseable {
       throw new IllegalStateException(op + " refused: " + tables + (tables == 1 ? " table is" : " tables are")
           + " assigned to it; assign them to another group first");
     }
-    List<ResourceRecord> records = k.resources();
+    SortedSet<String> resources = k.knownResources();
     store.deleteGroup(name);
     keepers.remove(name);
     k.stop();
     k.removeMeters();
     ResourceProvider provider = providers.get(k.definition().provider());
     if (provider != null) {
-      for (ResourceRecord r : records) {
+      for (String resourceId : resources) {
         try {
-          provider.release(r.resourceId());
+          provider.release(resourceId);
         } catch (RuntimeException e) {
-          LOG.warn("optimizer group {} deleted, but releasing its resource {} failed: {}", name, r.resourceId(), e.getMessage());
+          LOG.warn("optimizer group {} deleted, but releasing its resource {} failed: {}", name, resourceId, e.getMessage());
         }
       }
     }
-    LOG.info("optimizer group {} deleted; {} resource(s) released", name, records.size());
+    LOG.info("optimizer group {} deleted; {} resource(s) released", name, resources.size());
     return true;
   }
 
@@ -444,6 +446,14 @@ public final class GroupKeepers implements AutoCloseable {
 
     List<ResourceRecord> resources() {
       return List.copyOf(records.values());
+    }
+
+    /** Every resource the group may hold: its records, and the requests and releases of its state (some have no record). */
+    SortedSet<String> knownResources() {
+      SortedSet<String> ids = new TreeSet<>(records.keySet());
+      state.pendingRequests().forEach(p -> ids.add(p.resourceId()));
+      state.releases().forEach(r -> ids.add(r.resourceId()));
+      return ids;
     }
 
     void reconfigure(GroupDefinition def, GroupConfig config) {

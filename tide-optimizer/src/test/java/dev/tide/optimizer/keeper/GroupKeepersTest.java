@@ -12,6 +12,7 @@ import dev.tide.optimizer.provider.ExternalProvider;
 import dev.tide.optimizer.provider.LaunchSpec;
 import dev.tide.optimizer.provider.ResourceProvider;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -292,12 +293,17 @@ class GroupKeepersTest {
     assertThat(provider.requested).hasSize(2);
     assertThat(effective()).isEqualTo(4);
 
+    provider.running.put("orphan-1", LaunchSpec.of(G, "orphan-1", 2, Map.of())); // counted as booting from the next listing
+    at(T0 + MIN);
     assertThat(keepers.delete(G)).isTrue();
-    assertThat(provider.released).containsExactlyInAnyOrderElementsOf(provider.requested);
+    List<String> held = new ArrayList<>(provider.requested);
+    held.add("orphan-1");
+    assertThat(provider.released).as("everything the group may hold, the record-less orphan too")
+        .containsExactlyInAnyOrderElementsOf(held);
     assertThat(store.resources).isEmpty();
     assertThat(scheduler.pendingTimes()).isEmpty();
 
-    clock.set(T0 + 5 * S);
+    clock.set(T0 + MIN + 5 * S);
     create(dra("dynamic-allocation.min-parallelism", "2"));
     assertThat(provider.requested).hasSize(3);
     assertThat(effective()).isEqualTo(2);

@@ -158,15 +158,23 @@ class KeeperShellSimulationTest {
     }
   }
 
+  /** Keepers over {@code pool} with group {@link #G}: DRA on, floor 2, cap 12, K {@link #K}, then {@code kv}. */
+  private GroupKeepers keep(Pool pool, String... kv) {
+    GroupKeepers keepers = new GroupKeepers(clock, scheduler, pool, new InMemoryGroupStore(), Map.of(pool.name(), pool));
+    keepers.start();
+    Map<String, String> props = new HashMap<>(Map.of("dynamic-allocation.enabled", "true", "dynamic-allocation.min-parallelism", "2",
+        "dynamic-allocation.max-parallelism", "12", "dynamic-allocation.executor-parallelism", String.valueOf(K)));
+    for (int i = 0; i < kv.length; i += 2) {
+      props.put(kv[i], kv[i + 1]);
+    }
+    keepers.create(GroupDefinition.of(G, pool.name(), props));
+    return keepers;
+  }
+
   @Test
   void aBurstScalesTheGroupUpFromItsFloorAndBackWithEveryTaskDoneOnce() {
     Pool pool = new Pool(n -> BOOT_MS);
-    GroupKeepers keepers = new GroupKeepers(clock, scheduler, pool, new InMemoryGroupStore(), Map.of(pool.name(), pool));
-    keepers.start();
-    keepers.create(GroupDefinition.of(G, pool.name(), Map.of(
-        "dynamic-allocation.enabled", "true", "dynamic-allocation.min-parallelism", "2", "dynamic-allocation.max-parallelism", "12",
-        "dynamic-allocation.executor-parallelism", String.valueOf(K), "dynamic-allocation.executor-idle-timeout", "2min",
-        "dynamic-allocation.scale-down-cooldown", "30s")));
+    GroupKeepers keepers = keep(pool, "dynamic-allocation.executor-idle-timeout", "2min", "dynamic-allocation.scale-down-cooldown", "30s");
 
     List<String> timeline = new ArrayList<>();
     int peakInstances = 0;
@@ -201,12 +209,7 @@ class KeeperShellSimulationTest {
   void aProviderThatStartsInstancesLateNeverHoldsMoreThanMaxParallelism() {
     // Every other instance starts 4 min after its request (after the 3-min boot deadline), the others in 15 s.
     Pool pool = new Pool(n -> n % 2 == 1 ? 4 * 60 * S : BOOT_MS);
-    GroupKeepers keepers = new GroupKeepers(clock, scheduler, pool, new InMemoryGroupStore(), Map.of(pool.name(), pool));
-    keepers.start();
-    keepers.create(GroupDefinition.of(G, pool.name(), Map.of(
-        "dynamic-allocation.enabled", "true", "dynamic-allocation.min-parallelism", "2", "dynamic-allocation.max-parallelism", "12",
-        "dynamic-allocation.executor-parallelism", String.valueOf(K), "dynamic-allocation.scheduler-backlog-timeout", "10s",
-        "dynamic-allocation.sustained-backlog-timeout", "10s")));
+    keep(pool, "dynamic-allocation.scheduler-backlog-timeout", "10s", "dynamic-allocation.sustained-backlog-timeout", "10s");
     pool.add(400);
     for (long t = T0; t <= T0 + 60 * 60 * S; t += 10 * S) {
       scheduler.runUntil(t);
