@@ -11,8 +11,10 @@ import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.keeper.GroupKeepers;
 import dev.tide.optimizer.keeper.GroupView;
-import dev.tide.optimizer.keeper.ResourceRecord;
+import dev.tide.optimizer.provider.ExternalProvider;
 import dev.tide.optimizer.provider.InProcessProvider;
+import dev.tide.optimizer.provider.KubernetesOptions;
+import dev.tide.optimizer.provider.KubernetesProvider;
 import dev.tide.optimizer.provider.LaunchSpec;
 import dev.tide.optimizer.provider.LocalProcessProvider;
 import dev.tide.optimizer.provider.ResourceProvider;
@@ -27,14 +29,17 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Meta's compaction workload with its optimizer groups: the {@link OptimizingService}, the
  * {@link GroupKeepers} over it and meta's store, and the resource providers they launch optimizers
- * with ({@code in-process} always, {@code local} when meta serves a loopback address the child
- * processes can reach). A {@code default} group is created on first start.
+ * with: {@code in-process} and {@code external} (optimizers started by hand) always, {@code local} when
+ * meta has a local object store whose directory child processes can read, {@code kubernetes} when
+ * {@link KubernetesOptions#ENABLED} is set (configured and checked from meta's configuration,
+ * {@link KubernetesOptions}). A {@code default} group is created on first start.
  *
  * <p>Releasing an instance stops it, and a stopping optimizer unregisters ({@code OptimizerInstance.close},
  * the shutdown hook of {@code tide optimizer}), so its tasks go back to PLANNED at once; one that dies
@@ -58,17 +63,19 @@ public final class OptimizerGroups implements AutoCloseable {
       GroupConfig.SCALE_DOWN_COOLDOWN.key(), "5s",
       GroupConfig.MAX_PLANNING_PARALLELISM.key(), "4"));
 
+  /** Meta's options of its optimizer groups and their providers. */
+  public static final List<ConfigOption<?>> OPTIONS = Stream.concat(Stream.of(CREATE_DEFAULT_GROUP), KubernetesOptions.ALL.stream())
+      .toList();
+
   private final OptimizingService optimizing;
   private final GroupKeepers keepers;
   private final List<ResourceProvider> providers;
   private final ScheduledExecutorService scheduler;
   private final Map<String, GroupConfig> configs;
   private final boolean createDefaultGroup;
-  private final MetaGroupStore groupStore;
 
   private OptimizerGroups(OptimizingService optimizing, GroupKeepers keepers, List<ResourceProvider> providers,
-      ScheduledExecutorService scheduler, Map<String, GroupConfig> configs, boolean createDefaultGroup, MetaGroupStore groupStore) {
-    this.groupStore = groupStore;
+      ScheduledExecutorService scheduler, Map<String, GroupConfig> configs, boolean createDefaultGroup) {
     this.optimizing = optimizing;
     this.keepers = keepers;
     this.providers = providers;
@@ -83,6 +90,8 @@ public final class OptimizerGroups implements AutoCloseable {
    *
    * @param inProcess starts an in-process optimizer for a launch spec (over a channel to this meta)
    * @param local settings of the {@code local} provider, absent when meta has no address child processes can reach
+   * @throws IllegalArgumentException when the {@code kubernetes} provider is enabled but misconfigured (naming the option)
+   * @throws IllegalStateException when the enabled {@code kubernetes} provider cannot reach its API server or Secrets
    */
   public static OptimizerGroups create(Config config, Clock clock, CompactionCommitter committer, ObjectStore objects,
       MetaStore store, LongSupplier minReaderVersion, Function<LaunchSpec, AutoCloseable> inProcess,
@@ -96,6 +105,8 @@ public final class OptimizerGroups implements AutoCloseable {
     Map<String, ResourceProvider> providers = new LinkedHashMap<>();
     providers.put(InProcessProvider.NAME, new InProcessProvider(inProcess));
     local.ifPresent(s -> providers.put(LocalProcessProvider.NAME, new LocalProcessProvider(s)));
+    KubernetesOptions.open(config).ifPresent(k -> providers.put(KubernetesProvider.NAME, k));
+    providers.put(ExternalProvider.NAME, new ExternalProvider());
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "optimizer-group-keepers");
       t.setDaemon(true);
@@ -103,7 +114,7 @@ public final class OptimizerGroups implements AutoCloseable {
     });
     GroupKeepers keepers = new GroupKeepers(clock, scheduler, optimizing, groupStore, providers);
     return new OptimizerGroups(optimizing, keepers, List.copyOf(providers.values()), scheduler, configs,
-        config.get(CREATE_DEFAULT_GROUP), groupStore);
+        config.get(CREATE_DEFAULT_GROUP));
   }
 
   /**
@@ -123,7 +134,7 @@ public final class OptimizerGroups implements AutoCloseable {
   private void refreshConfigs() {
     for (GroupView v : keepers.list()) {
       if (v.configInvalid().isEmpty()) {
-        configs.put(v.name(), GroupConfig.parse(v.definition().properties(), v.definition().provider()));
+        configs.put(v.name(), v.config());
       }
     }
   }
@@ -138,8 +149,8 @@ public final class OptimizerGroups implements AutoCloseable {
 
   /**
    * Closes in order: keepers (no more decisions), providers (their optimizers stop and unregister), the
-   * workload. The records of resources that died with their provider are deleted, so a restarted meta
-   * does not count them as booting capacity.
+   * workload. Records of resources that died with their provider stay: a restarted meta's first round
+   * of each group reconciles them with what the provider holds, and forgets them.
    */
   @Override
   public void close() {
@@ -153,18 +164,5 @@ public final class OptimizerGroups implements AutoCloseable {
       }
     }
     optimizing.close();
-    try {
-      Map<String, String> providerOf = new java.util.HashMap<>();
-      groupStore.groups().forEach(g -> providerOf.put(g.name(), g.provider()));
-      for (ResourceRecord r : groupStore.resources()) {
-        String provider = providerOf.get(r.group());
-        if (InProcessProvider.NAME.equals(provider) || LocalProcessProvider.NAME.equals(provider)) {
-          groupStore.deleteResource(r.resourceId());
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.warn("records of stopped optimizers not deleted ({}); a restarted meta counts them as booting until their boot deadline",
-          e.toString());
-    }
   }
 }

@@ -67,7 +67,7 @@ public final class ProcessOptions {
     all.addAll(S3Config.ALL);
     all.addAll(dev.tide.stream.exchange.ExchangeConfig.ALL);
     all.addAll(dev.tide.optimizer.workload.WorkloadOptions.ALL);
-    all.add(OptimizerGroups.CREATE_DEFAULT_GROUP);
+    all.addAll(OptimizerGroups.OPTIONS);
     return all;
   }
 

@@ -116,10 +116,10 @@ class GroupGrpcServiceTest {
     GroupView created = stub.create(create("default", "in-process", DRA));
     assertThat(created.getDraEnabled()).isTrue();
     assertThat(created.getPropertiesMap()).isEqualTo(DRA);
-    stub.create(create("manual", "external", Map.of("note", "x=y\nwith newline")));
+    stub.create(create("manual", "external", Map.of("optimizer.heart-beat-timeout", "2min")));
 
     GroupView updated = stub.update(UpdateGroupRequest.newBuilder().setName("default")
-        .putSet("dynamic-allocation.min-parallelism", "4").putSet("kubernetes.memory", "2Gi")
+        .putSet("dynamic-allocation.min-parallelism", "4").putSet("optimizer.task-ack-timeout", "1min")
         .addUnset("dynamic-allocation.executor-parallelism").build());
     assertThat(updated.getPropertiesMap()).containsEntry("dynamic-allocation.min-parallelism", "4")
         .doesNotContainKey("dynamic-allocation.executor-parallelism");
@@ -138,7 +138,7 @@ class GroupGrpcServiceTest {
     stopKeepers();
     startKeepers(); // a restarted meta
     assertThat(stub.show(GroupRequest.newBuilder().setName("manual").build()).getPropertiesMap())
-        .containsEntry("note", "x=y\nwith newline");
+        .containsEntry("optimizer.heart-beat-timeout", "2min");
     GroupView again = stub.show(GroupRequest.newBuilder().setName("default").build());
     assertThat(again.getPropertiesMap()).isEqualTo(updated.getPropertiesMap());
     assertThat(again.getMetrics().getEffectiveThreads()).as("stored requests count as booting").isEqualTo(4);
@@ -166,6 +166,10 @@ class GroupGrpcServiceTest {
         "group name 'No Spaces' is not valid");
     assertRefused(() -> stub.create(create("g5", "in-process", Map.of("dynamic-allocation.max-parallelizm", "4"))),
         Status.Code.INVALID_ARGUMENT, "dynamic-allocation.max-parallelizm");
+    assertRefused(() -> stub.create(create("g6", "in-process", Map.of("no.such.key", "1"))), Status.Code.INVALID_ARGUMENT,
+        "option 'no.such.key': unknown option; known options are [");
+    assertRefused(() -> stub.update(UpdateGroupRequest.newBuilder().setName("default").putSet("no.such.key", "1").build()),
+        Status.Code.INVALID_ARGUMENT, "dynamic-allocation.max-parallelism");
     assertRefused(() -> stub.update(UpdateGroupRequest.newBuilder().setName("default")
             .putSet("dynamic-allocation.sustained-backlog-timeout", "10min").build()),
         Status.Code.INVALID_ARGUMENT, "invalid value '10min' for option 'dynamic-allocation.sustained-backlog-timeout'");

@@ -2,13 +2,26 @@ package dev.tide.optimizer.dra;
 
 /**
  * A draining instance: it gets no new task and is removed once idle, or forcibly at
- * {@code startedAtMs + drain-timeout}.
+ * {@code startedAtMs + drain-timeout}. Removal releases its resource; a failed release keeps the drain
+ * and is decided again at {@code nextAttemptMs}; a confirmed one leaves the drain waiting for the
+ * instance to leave (it still counts as gone for demand, and no longer against the cap).
  *
  * @param startedAtMs when the drain started
- * @param removalAttempts removals decided so far (a failed release keeps the drain, and removal is retried)
+ * @param removalAttempts removals decided so far
+ * @param nextAttemptMs earliest time of the next removal (the drain start, then the retry after a failure)
+ * @param released whether the provider confirmed the release
  */
-public record Drain(long startedAtMs, int removalAttempts) {
-  Drain attempted() {
-    return new Drain(startedAtMs, removalAttempts + 1);
+public record Drain(long startedAtMs, int removalAttempts, long nextAttemptMs, boolean released) {
+  /** A drain that starts at {@code nowMs}. */
+  public static Drain start(long nowMs) {
+    return new Drain(nowMs, 0, nowMs, false);
+  }
+
+  Drain attempted(long retryAtMs) {
+    return new Drain(startedAtMs, removalAttempts + 1, retryAtMs, false);
+  }
+
+  Drain confirmedReleased() {
+    return new Drain(startedAtMs, removalAttempts, nextAttemptMs, true);
   }
 }

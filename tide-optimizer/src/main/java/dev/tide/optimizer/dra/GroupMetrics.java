@@ -59,7 +59,7 @@ public record GroupMetrics(
     List<PendingRequest> pending = state.pendingRequests().stream()
         .filter(p -> !registeredResources.contains(p.resourceId()) && nowMs < p.bootDeadlineMs())
         .toList();
-    Capacity cap = Capacity.of(snapshot.instances(), state.draining().keySet(), pending);
+    Capacity cap = Capacity.of(snapshot.instances(), state.draining(), pending, state.releases());
     int idle = 0;
     for (InstanceView i : snapshot.instances()) {
       if (!state.draining().containsKey(i.instanceId()) && i.inFlightTasks() == 0) {

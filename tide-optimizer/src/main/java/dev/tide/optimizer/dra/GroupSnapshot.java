@@ -8,13 +8,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
  * What the keeper collected about one group at the start of a round (spec 10), plus the outcomes of
- * the previous round's requests (spec 11).
+ * the previous round's provider calls (spec 11) and, on the rounds that list it, what the provider
+ * holds for the group (reconciliation). Times are the keeper's monotonic milliseconds.
  *
  * @param group group name
  * @param busyThreads tasks SCHEDULED or ACKED in the group (each holds a thread)
@@ -22,7 +24,8 @@ import java.util.TreeMap;
  * @param serviceablePlannedTasks PLANNED tasks more threads could serve ({@link Quotas#serviceable(List)})
  * @param tables tables per status (PENDING ones are the future-demand signal)
  * @param instances registered instances, sorted by id
- * @param requestOutcomes outcome per request id of requests realized since the last round
+ * @param outcomes outcome per resource id of the provider calls realized since the last round
+ * @param providerHeld the group's resources the provider holds (resource id → threads), when it was listed for this round
  */
 public record GroupSnapshot(
     String group,
@@ -31,7 +34,8 @@ public record GroupSnapshot(
     int serviceablePlannedTasks,
     TableCounts tables,
     List<InstanceView> instances,
-    Map<String, RequestOutcome> requestOutcomes) {
+    Map<String, ProviderOutcome> outcomes,
+    Optional<Map<String, Integer>> providerHeld) {
 
   public GroupSnapshot {
     Objects.requireNonNull(group, "group");
@@ -47,12 +51,13 @@ public record GroupSnapshot(
         throw new IllegalArgumentException("group " + group + ": instance " + i.instanceId() + " listed twice");
       }
     }
-    requestOutcomes = Collections.unmodifiableSortedMap(new TreeMap<>(requestOutcomes));
+    outcomes = Collections.unmodifiableSortedMap(new TreeMap<>(outcomes));
+    providerHeld = providerHeld.map(m -> Collections.unmodifiableSortedMap(new TreeMap<>(m)));
   }
 
   /** A snapshot built from per-table loads: busy, planned and serviceable are summed from them. */
   public static GroupSnapshot fromTables(String group, List<TableLoad> tables, List<InstanceView> instances,
-      Map<String, RequestOutcome> requestOutcomes) {
+      Map<String, ProviderOutcome> outcomes, Optional<Map<String, Integer>> providerHeld) {
     long busy = 0;
     long planned = 0;
     for (TableLoad t : tables) {
@@ -60,7 +65,12 @@ public record GroupSnapshot(
       planned += t.plannedTasks();
     }
     return new GroupSnapshot(group, (int) Math.min(Integer.MAX_VALUE, busy), (int) Math.min(Integer.MAX_VALUE, planned),
-        Quotas.serviceable(tables), TableCounts.of(tables), instances, requestOutcomes);
+        Quotas.serviceable(tables), TableCounts.of(tables), instances, outcomes, providerHeld);
+  }
+
+  /** The outcome of the last provider call for {@code resourceId}, if one was made since the last round. */
+  public Optional<ProviderOutcome> outcome(String resourceId) {
+    return Optional.ofNullable(outcomes.get(resourceId));
   }
 
   /** Registered instances by id. */

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SortedMap;
@@ -16,32 +17,34 @@ import java.util.TreeMap;
 /**
  * The decision core of the scale keeper (dynamic resource allocation of an optimizer group): a pure
  * function of the group's snapshot, the keeper's state, the group's configuration and {@code now}. No
- * I/O, no clock reads; the same inputs give the same decision.
+ * I/O, no clock reads; the same inputs give the same decision. Times are the keeper's monotonic
+ * milliseconds.
  *
- * <p>One round, in order (spec 9): boot-window accounting (outcomes of the last requests) → drain
- * progress → idle observation → planning-bound check → scale-up decision (floor, immediate demand,
- * future demand; timing gates; cap) → scale-down, only if this round saw no demand at all.
+ * <p>One round, in order (spec 9): resources (outcomes of the last provider calls, boot deadlines,
+ * reconciliation with what the provider holds) → drain progress → idle observation → planning-bound
+ * check → scale-up decision (floor, immediate demand, future demand; timing gates; cap) → scale-down,
+ * only if this round saw no demand at all.
  *
- * <p>Demand, for the backlog timer, is immediate demand ({@code busy + serviceable > effective}) or
- * future demand (PENDING tables while {@code busy ≥ effective}). A round whose demand is covered only
- * by requested instances still booting holds the timer (neither adds nor resets it): the demand has not
- * drained, it is being served; so a booting probe does not restart the cold-start gate, and a request
- * pruned at its boot deadline is replaced as soon as the spacing allows. "No demand at all", for
- * scale-down, additionally requires no PENDING table and no floor deficit.
+ * <p>Demand is the seed's: immediate demand is {@code busy + serviceable > effective}, future demand
+ * is PENDING tables while {@code busy ≥ effective}, where effective threads include the requested
+ * instances still booting. A round with neither resets the backlog timer and the ramp, also when it is
+ * booting capacity that covers the need; a later need, such as the one an expired boot request leaves,
+ * waits a new {@code scheduler-backlog-timeout}. "No demand at all", for scale-down, additionally
+ * requires no PENDING table, no floor deficit and no backlog beyond the registered threads.
+ *
+ * <p>The cap counts every thread the provider may be running for the group ({@link Capacity#heldThreads}),
+ * so requests never take the group above {@code max-parallelism}: a request past its boot deadline is
+ * released through the provider and counts until the release is confirmed, because it may still start.
+ *
+ * <p>With dynamic allocation disabled a round is the floor-only keeper's (spec 8): it settles the
+ * resources, finishes drains that were in progress, and tops the group up to {@code min-parallelism};
+ * it neither scales on demand nor starts a drain.
  */
 public final class ScaleDecider {
   private ScaleDecider() {}
 
-  /**
-   * Decides one round for a DRA-enabled group.
-   *
-   * @throws IllegalArgumentException if DRA is disabled in {@code config} (the floor-only keeper owns the group)
-   */
+  /** Decides one round for a group, in floor-only mode when its dynamic allocation is disabled. */
   public static ScaleDecision decide(GroupSnapshot snapshot, KeeperState state, GroupConfig config, long nowMs) {
-    if (!config.draEnabled()) {
-      throw new IllegalArgumentException("scale round of group " + snapshot.group()
-          + " refused: dynamic allocation is disabled; the floor-only keeper owns the group");
-    }
     return new Round(snapshot, state, config, nowMs).run();
   }
 
@@ -53,10 +56,17 @@ public final class ScaleDecider {
     private final long now;
     private final int k;
     private final int min;
-    private final int max;
+    /** The cap; absent only for a floor-only group that sets none. */
+    private final OptionalInt max;
     private final List<String> notes = new ArrayList<>();
     private final List<Warning> warnings = new ArrayList<>();
     private final List<Removal> removals = new ArrayList<>();
+    private final List<Release> releases = new ArrayList<>();
+    /** Requests still booting after this round's settlement (new requests are added at the end). */
+    private final List<PendingRequest> booting = new ArrayList<>();
+    private final List<PendingRelease> releasing = new ArrayList<>();
+    /** Whether max-parallelism held back instances this round wanted (the floor's or the demand's). */
+    private boolean capBound;
     private long wakeMs = ScaleDecision.NO_DEADLINE;
     private String wakeReason = "no deadline: only an event can change the decision";
 
@@ -67,19 +77,22 @@ public final class ScaleDecider {
       this.now = now;
       this.k = cfg.executorParallelism();
       this.min = cfg.minParallelism();
-      this.max = cfg.maxParallelism();
+      this.max = cfg.maxParallelismIfSet();
     }
 
     ScaleDecision run() {
       SortedMap<String, InstanceView> registered = snap.instancesById();
-
-      // Boot window: drop registered, synchronously failed and expired requests.
-      List<PendingRequest> pending = bootWindow(registered);
-
-      // 1. Drain progress.
+      settleResources(registered);
       SortedMap<String, Drain> draining = drainProgress(registered);
+      Capacity cap = Capacity.of(registered.values(), draining, booting, releasing);
+      return cfg.draEnabled() ? scaleRound(registered, draining, cap) : floorOnlyRound(registered, draining, cap);
+    }
 
-      // 2. Idle observation. Beyond spec 17's in-flight sampling, a task handed out or finished since
+    /** A round of a DRA group. */
+    private ScaleDecision scaleRound(SortedMap<String, InstanceView> registered, SortedMap<String, Drain> draining, Capacity cap) {
+      int ramp = rampAfterLastStep();
+
+      // Idle observation. Beyond spec 17's in-flight sampling, a task handed out or finished since
       // the last round counts too (Spark's idle clock restarts at every task end): short tasks that
       // fall between rounds must not make a working instance look idle.
       SortedMap<String, Long> lastBusy = new TreeMap<>();
@@ -88,47 +101,35 @@ public final class ScaleDecider {
         lastBusy.put(i.instanceId(), i.inFlightTasks() > 0 || seen == null ? now : Math.max(seen, Math.min(now, i.lastTaskMs())));
       }
 
-      Capacity cap = Capacity.of(registered.values(), draining.keySet(), pending);
       int effective = cap.effectiveThreads();
       int busy = cap.busyThreads(snap.busyThreads());
       int serviceable = snap.serviceablePlannedTasks();
       int pendingTables = snap.pendingTables();
 
-      // 3. Planning-bound check.
+      // Planning-bound check.
       boolean planningBound = cap.activeThreads() > 0 && busy < cap.activeThreads() && pendingTables > 0
           && snap.plannedTasks() == 0;
       PlanningBound pb = planningBound(planningBound, busy, cap, pendingTables);
 
-      // 4. Scale-up decision.
+      // Scale-up decision.
       long need = (long) busy + serviceable - effective;
       boolean floorDeficit = effective < min;
       boolean immediate = !planningBound && need > 0;
       boolean future = !planningBound && !immediate && pendingTables > 0 && busy >= effective;
-      // Demand that only booting (requested, not registered) capacity covers: the timer is held, not reset.
-      boolean covered = !planningBound && !immediate && !future && cap.requestedThreads() > 0
-          && ((long) busy + serviceable > cap.activeThreads() || pendingTables > 0 && busy >= cap.activeThreads());
-      int allowed = Math.max(0, max - effective) / k;
+      int allowed = allowedInstances(cap);
 
       Optional<BacklogTimer> backlog = Optional.empty();
-      int ramp = 1;
+      int nextRamp = 1;
+      Optional<RampStep> step = Optional.empty();
       Optional<ScaleUp> up = Optional.empty();
-      long seq = prev.requestSeq();
       if (floorDeficit) {
-        int n = Math.min(ceilDiv(min - effective, k), allowed);
-        if (n > 0) {
-          up = Optional.of(new ScaleUp(ScaleUp.Kind.FLOOR, n, k, resourceIds(seq, n),
-              "floor: effective " + effective + " < min-parallelism " + min + "; adding " + n + " instance" + plural(n)
-                  + " of " + k + " thread" + plural(k) + " at once (cap " + max + ")"));
-        } else {
-          notes.add("floor deficit (effective " + effective + " < min-parallelism " + min
-              + ") but max-parallelism " + max + " leaves no room for an instance of " + k + " threads");
-        }
-        if (prev.backlog().isPresent() || prev.ramp() != 1) {
+        up = floor("floor", cap);
+        if (prev.backlog().isPresent() || ramp != 1) {
           notes.add("floor deficit resets the backlog timer and the ramp");
         }
       } else if (immediate || future) {
-        BacklogTimer t = prev.backlog().orElse(
-            new BacklogTimer(now, plus(now, cfg.schedulerBacklogTimeout()), 0));
+        BacklogTimer t = prev.backlog().orElse(BacklogTimer.start(now));
+        long nextAddAt = t.nextAddAtMs(cfg);
         String demand = immediate
             ? "need " + need + " thread" + plural(need) + " (busy " + busy + " + serviceable " + serviceable
                 + " − effective " + effective + ")"
@@ -136,101 +137,213 @@ public final class ScaleDecider {
                 ? "cold start: " + pendingTables + " PENDING table" + plural(pendingTables) + " and no thread to plan them"
                 : "future demand: " + pendingTables + " PENDING table" + plural(pendingTables) + " while all " + effective
                     + " threads are busy";
-        if (now < t.nextAddAtMs()) {
-          boolean first = t.firstAdd();
-          notes.add(demand + "; " + (first ? "backlog gate" : "sustained spacing") + " until +"
-              + (t.nextAddAtMs() - now) + "ms (demand since " + (now - t.sinceMs()) + "ms)");
+        if (now < nextAddAt) {
+          notes.add(demand + "; " + (t.firstAdd() ? "backlog gate" : "sustained spacing") + " until +"
+              + (nextAddAt - now) + "ms (demand since " + (now - t.sinceMs()) + "ms)");
           backlog = Optional.of(t);
-          ramp = prev.ramp();
+          nextRamp = ramp;
         } else if (allowed == 0) {
-          notes.add(demand + "; at the cap: effective " + effective + " leaves no room under max-parallelism " + max
-              + " for an instance of " + k + " threads");
+          capBound = true;
+          notes.add(demand + "; at the cap: " + cap.heldThreads() + " threads held leave no room under max-parallelism "
+              + max.getAsInt() + " for an instance of " + k + " threads");
           backlog = Optional.of(t);
         } else {
           int n;
           String reason;
           if (immediate) {
             int want = (int) Math.min(Integer.MAX_VALUE, ceilDiv(need, k));
-            n = Math.min(Math.min(want, prev.ramp()), allowed);
+            n = Math.min(Math.min(want, ramp), allowed);
+            capBound = n < Math.min(want, ramp);
             // Spark ExecutorAllocationManager: double when the whole ramp step was used, else reset.
-            ramp = n == prev.ramp() ? prev.ramp() * 2 : 1;
+            nextRamp = n == ramp ? ramp * 2 : 1;
             reason = "scale-up " + n + " instance" + plural(n) + ": need " + need + " thread" + plural(need) + ", ramp "
-                + prev.ramp() + ", cap " + allowed + " (busy " + busy + " + serviceable " + serviceable + " − effective "
-                + effective + "; K " + k + ", max-parallelism " + max + ")";
+                + ramp + ", cap " + allowed + " (busy " + busy + " + serviceable " + serviceable + " − effective "
+                + effective + "; K " + k + ", max-parallelism " + max.getAsInt() + ")";
           } else {
             n = 1;
             reason = "probe 1 instance: " + demand + " (K " + k + ", cap " + allowed + ")";
           }
-          up = Optional.of(new ScaleUp(immediate ? ScaleUp.Kind.DEMAND : ScaleUp.Kind.PROBE, n, k,
-              resourceIds(seq, n), reason));
-          backlog = Optional.of(new BacklogTimer(t.sinceMs(), plus(now, cfg.sustainedBacklogTimeout()), t.adds() + 1));
+          up = Optional.of(new ScaleUp(immediate ? ScaleUp.Kind.DEMAND : ScaleUp.Kind.PROBE, n, k, resourceIds(n), reason));
+          if (immediate) {
+            step = Optional.of(new RampStep(ramp, up.get().resourceIds()));
+          }
+          backlog = Optional.of(t.added(now));
         }
-      } else if (covered) {
-        BacklogTimer t = prev.backlog().orElse(new BacklogTimer(now, plus(now, cfg.schedulerBacklogTimeout()), 0));
-        notes.add("demand covered by " + cap.requestedThreads() + " requested thread" + plural(cap.requestedThreads())
-            + " still booting; backlog timer held (demand since " + (now - t.sinceMs()) + "ms)");
-        backlog = Optional.of(t);
-        ramp = prev.ramp();
       } else if (prev.backlog().isPresent()) {
         notes.add(planningBound ? "planning-bound: no scaling; backlog timer reset" : "no demand: backlog timer and ramp reset");
       }
+      List<PendingRequest> pendingAfter = withRequests(up);
 
-      List<PendingRequest> pendingAfter = new ArrayList<>(pending);
-      if (up.isPresent()) {
-        for (String id : up.get().resourceIds()) {
-          pendingAfter.add(new PendingRequest(id, k, now, plus(now, cfg.bootDeadline())));
-        }
-        seq += up.get().instances();
-        notes.add(up.get().reason());
-      }
-
-      // 5. Scale-down, only if this round saw no demand at all.
-      boolean demandSeen = floorDeficit || immediate || future || covered || pendingTables > 0;
+      // Scale-down, only if this round saw no demand at all.
+      boolean demandSeen = floorDeficit || immediate || future || pendingTables > 0 || (long) busy + serviceable > cap.activeThreads();
       Optional<DrainStart> drain = Optional.empty();
       OptionalLong lastScaleDown = prev.lastScaleDownMs();
       if (!demandSeen && up.isEmpty()) {
         drain = scaleDown(registered, draining, lastBusy, cap);
         if (drain.isPresent()) {
-          draining.put(drain.get().instanceId(), new Drain(now, 0));
+          draining.put(drain.get().instanceId(), Drain.start(now));
           lastScaleDown = OptionalLong.of(now);
           notes.add(drain.get().reason());
           wake(now, "drain started: remove " + drain.get().instanceId() + " once it is idle");
         }
       }
 
-      scheduleWakes(registered, draining, lastBusy, pendingAfter, backlog, lastScaleDown, cap, drain, pb, up.isPresent());
+      scheduleWakes(draining, pendingAfter, up.isPresent());
+      backlog.ifPresent(t -> {
+        long at = t.nextAddAtMs(cfg);
+        if (at > now) {
+          wake(at, t.firstAdd() ? "backlog gate (scheduler-backlog-timeout)" : "sustained spacing (sustained-backlog-timeout)");
+        }
+      });
+      scaleDownWakes(registered, draining, lastBusy, lastScaleDown, cap, drain);
+      if (pb.consecutiveRounds() > 0 && !pb.warned()) {
+        wake(plus(now, cfg.sustainedBacklogTimeout()), "planning-bound re-check (second consecutive round)");
+      }
 
-      KeeperState next = new KeeperState(backlog, ramp,
-          up.isPresent() ? OptionalLong.of(now) : prev.lastScaleUpMs(), lastScaleDown, pb, lastBusy, draining,
-          pendingAfter, seq, prev.scaleUpRounds() + (up.isPresent() ? 1 : 0),
+      KeeperState next = new KeeperState(backlog, nextRamp, step, lastScaleDown, pb, lastBusy, draining, pendingAfter, releasing,
+          prev.requestSeq() + up.map(ScaleUp::instances).orElse(0), prev.scaleUpRounds() + (up.isPresent() ? 1 : 0),
           prev.scaleDownStarts() + (drain.isPresent() ? 1 : 0));
       if (notes.isEmpty()) {
         notes.add("no change: effective " + effective + ", busy " + busy + ", serviceable " + serviceable + ", PENDING tables "
             + pendingTables);
       }
-      return new ScaleDecision(up, drain, removals, warnings, notes, next, wakeMs, wakeReason);
+      return new ScaleDecision(up, drain, removals, releases, warnings, notes, next, wakeMs, wakeReason);
     }
 
-    private List<PendingRequest> bootWindow(SortedMap<String, InstanceView> registered) {
+    /** A round of the floor-only keeper (DRA disabled): settle resources, finish drains, keep the floor. */
+    private ScaleDecision floorOnlyRound(SortedMap<String, InstanceView> registered, SortedMap<String, Drain> draining,
+        Capacity cap) {
+      String label = "floor-only (dynamic allocation off)";
+      Optional<ScaleUp> up = cap.effectiveThreads() < min ? floor(label, cap) : Optional.empty();
+      if (up.isEmpty() && cap.effectiveThreads() >= min) {
+        notes.add(label + ": effective " + cap.effectiveThreads() + " ≥ min-parallelism " + min);
+      }
+      List<PendingRequest> pendingAfter = withRequests(up);
+      scheduleWakes(draining, pendingAfter, up.isPresent());
+      KeeperState next = new KeeperState(Optional.empty(), 1, Optional.empty(), OptionalLong.empty(), PlanningBound.NONE, Map.of(),
+          draining, pendingAfter, releasing, prev.requestSeq() + up.map(ScaleUp::instances).orElse(0),
+          prev.scaleUpRounds() + (up.isPresent() ? 1 : 0), prev.scaleDownStarts());
+      return new ScaleDecision(up, Optional.empty(), removals, releases, warnings, notes, next, wakeMs, wakeReason);
+    }
+
+    /** The ramp to use: the last step's again if one of its requests failed synchronously (spec 13). */
+    private int rampAfterLastStep() {
+      if (prev.lastStep().isEmpty()) {
+        return prev.ramp();
+      }
+      RampStep step = prev.lastStep().get();
+      long failed = step.resourceIds().stream().filter(id -> snap.outcome(id).orElse(null) == ProviderOutcome.REQUEST_FAILED)
+          .count();
+      if (failed == 0) {
+        return prev.ramp();
+      }
+      notes.add("the ramp stays at " + step.ramp() + ": " + failed + " request" + plural(failed)
+          + " of the last step failed synchronously, so the step is retried");
+      return step.ramp();
+    }
+
+    /** Instances of K threads that fit under the cap. */
+    private int allowedInstances(Capacity cap) {
+      return max.isPresent() ? Math.max(0, max.getAsInt() - cap.heldThreads()) / k : Integer.MAX_VALUE;
+    }
+
+    /** The floor top-up (spec 12): every missing instance at once, capped; or why none fits. */
+    private Optional<ScaleUp> floor(String label, Capacity cap) {
+      int effective = cap.effectiveThreads();
+      int want = ceilDiv(min - effective, k);
+      int n = Math.min(want, allowedInstances(cap));
+      capBound = n < want;
+      String deficit = label + ": effective " + effective + " < min-parallelism " + min;
+      if (n > 0) {
+        return Optional.of(new ScaleUp(ScaleUp.Kind.FLOOR, n, k, resourceIds(n), deficit + "; adding " + n + " instance"
+            + plural(n) + " of " + k + " thread" + plural(k) + " at once" + max.stream().mapToObj(m -> " (cap " + m + ")")
+            .findFirst().orElse("")));
+      }
+      notes.add(deficit + ", but max-parallelism " + max.getAsInt() + " leaves no room for an instance of " + k + " thread"
+          + plural(k) + ": " + cap.heldThreads() + " threads held"
+          + (cap.releasingThreads() + cap.drainingUnreleasedThreads() > 0
+              ? ", " + (cap.releasingThreads() + cap.drainingUnreleasedThreads()) + " of them by resources being released" : ""));
+      return Optional.empty();
+    }
+
+    private List<PendingRequest> withRequests(Optional<ScaleUp> up) {
+      List<PendingRequest> pendingAfter = new ArrayList<>(booting);
+      up.ifPresent(u -> {
+        for (String id : u.resourceIds()) {
+          pendingAfter.add(new PendingRequest(id, k, now, plus(now, cfg.bootDeadline())));
+        }
+        notes.add(u.reason());
+      });
+      return pendingAfter;
+    }
+
+    /**
+     * Settles the resources the keeper requested or found: outcomes of the last provider calls, boot
+     * deadlines (an expired request is released, spec 15), and, when the provider was listed,
+     * reconciliation: entries the provider no longer holds are forgotten, and resources it holds that
+     * the keeper does not know count as booting from now on. Fills {@link #booting}, {@link #releasing}
+     * and {@link #releases}.
+     */
+    private void settleResources(SortedMap<String, InstanceView> registered) {
       Set<String> registeredResources = new HashSet<>();
       for (InstanceView i : registered.values()) {
         i.resourceId().ifPresent(registeredResources::add);
       }
-      List<PendingRequest> kept = new ArrayList<>();
+      Optional<Map<String, Integer>> held = snap.providerHeld();
+      Set<String> known = new HashSet<>(registeredResources);
       for (PendingRequest p : prev.pendingRequests()) {
+        known.add(p.resourceId());
+        ProviderOutcome outcome = snap.outcome(p.resourceId()).orElse(null);
         if (registeredResources.contains(p.resourceId())) {
           continue;
         }
-        if (snap.requestOutcomes().get(p.resourceId()) == RequestOutcome.FAILED) {
+        if (outcome == ProviderOutcome.REQUEST_FAILED) {
           notes.add("request " + p.resourceId() + " failed synchronously: dropped, its demand is retried on a later round");
+        } else if (held.isPresent() && !held.get().containsKey(p.resourceId())) {
+          notes.add("request " + p.resourceId() + " is no longer held by the provider: no longer counted");
         } else if (now >= p.bootDeadlineMs()) {
           notes.add("request " + p.resourceId() + " did not register within dra.boot-deadline "
-              + Durations.format(Duration.ofMillis(p.bootDeadlineMs() - p.requestedAtMs())) + ": no longer counted");
+              + Durations.format(Duration.ofMillis(p.bootDeadlineMs() - p.requestedAtMs()))
+              + ": released, and counted against max-parallelism until the release is confirmed");
+          releasing.add(release(new PendingRelease(p.resourceId(), p.threads(), now, 0, now)));
         } else {
-          kept.add(p);
+          booting.add(p);
         }
       }
-      return kept;
+      for (PendingRelease r : prev.releases()) {
+        known.add(r.resourceId());
+        ProviderOutcome outcome = snap.outcome(r.resourceId()).orElse(null);
+        if (outcome == ProviderOutcome.RELEASED) {
+          notes.add("expired request " + r.resourceId() + " released");
+        } else if (held.isPresent() && !held.get().containsKey(r.resourceId())) {
+          notes.add("expired request " + r.resourceId() + " is no longer held by the provider");
+        } else if (registeredResources.contains(r.resourceId())) {
+          notes.add("expired request " + r.resourceId() + " registered before its release was confirmed: kept as an instance");
+        } else {
+          if (outcome == ProviderOutcome.RELEASE_FAILED) {
+            notes.add("release of expired request " + r.resourceId() + " failed (attempt " + r.attempts() + "): still counted"
+                + " against max-parallelism, retried in " + Math.max(0, r.nextAttemptMs() - now) + "ms");
+          }
+          releasing.add(now >= r.nextAttemptMs() ? release(r) : r);
+        }
+      }
+      held.ifPresent(h -> h.forEach((resourceId, threads) -> {
+        if (!known.contains(resourceId)) {
+          notes.add("the provider holds " + resourceId + ", unknown to the keeper: counted as booting until its boot deadline");
+          booting.add(new PendingRequest(resourceId, Math.max(1, threads), now, plus(now, cfg.bootDeadline())));
+        }
+      }));
+    }
+
+    /** Decides the release of {@code r} now; the retry, should it fail, is due one sustained interval later. */
+    private PendingRelease release(PendingRelease r) {
+      releases.add(new Release(r.resourceId(), r.attempts() + 1, "release " + r.resourceId() + " (request past its boot deadline"
+          + (r.attempts() > 0 ? "; attempt " + (r.attempts() + 1) : "") + ")"));
+      return r.attempted(retryAt());
+    }
+
+    private long retryAt() {
+      return plus(now, cfg.sustainedBacklogTimeout());
     }
 
     private SortedMap<String, Drain> drainProgress(SortedMap<String, InstanceView> registered) {
@@ -242,25 +355,31 @@ public final class ScaleDecider {
           notes.add("drained instance " + e.getKey() + " is gone");
           continue;
         }
-        long drainedForMs = now - d.startedAtMs();
-        long timeoutAt = plus(d.startedAtMs(), cfg.drainTimeout());
-        String retry = d.removalAttempts() > 0 ? " (retry: release attempt " + (d.removalAttempts() + 1) + ")" : "";
         String resource = i.resourceId().orElse("");
-        if (i.inFlightTasks() == 0) {
-          removals.add(new Removal(i.instanceId(), resource, false, d.removalAttempts() + 1,
-              "remove " + i.instanceId() + ": drained, nothing in flight after " + drainedForMs + "ms" + retry));
-          draining.put(e.getKey(), d.attempted());
-        } else if (now >= timeoutAt) {
-          removals.add(new Removal(i.instanceId(), resource, true, d.removalAttempts() + 1,
-              "remove " + i.instanceId() + " forcibly: drain-timeout " + Durations.format(cfg.drainTimeout()) + " reached with "
-                  + i.inFlightTasks() + " task" + plural(i.inFlightTasks()) + " in flight (reclaimed by expiry)" + retry));
-          draining.put(e.getKey(), d.attempted());
-        } else {
-          draining.put(e.getKey(), d);
+        ProviderOutcome outcome = d.removalAttempts() > 0 ? snap.outcome(resource).orElse(null) : null;
+        if (outcome == ProviderOutcome.RELEASED) {
+          d = d.confirmedReleased();
+          notes.add("drained instance " + i.instanceId() + " released; waiting for it to leave");
+        } else if (outcome == ProviderOutcome.RELEASE_FAILED) {
+          notes.add("release of drained instance " + i.instanceId() + " failed: the drain is kept, the removal retried in "
+              + Math.max(0, d.nextAttemptMs() - now) + "ms");
         }
-      }
-      for (Removal r : removals) {
+        long timeoutAt = plus(d.startedAtMs(), cfg.drainTimeout());
+        boolean idle = i.inFlightTasks() == 0;
+        if (d.released() || now < d.nextAttemptMs() || !idle && now < timeoutAt) {
+          draining.put(e.getKey(), d);
+          continue;
+        }
+        String retry = d.removalAttempts() > 0 ? " (retry: release attempt " + (d.removalAttempts() + 1) + ")" : "";
+        Removal r = idle
+            ? new Removal(i.instanceId(), resource, false, d.removalAttempts() + 1,
+                "remove " + i.instanceId() + ": drained, nothing in flight after " + (now - d.startedAtMs()) + "ms" + retry)
+            : new Removal(i.instanceId(), resource, true, d.removalAttempts() + 1,
+                "remove " + i.instanceId() + " forcibly: drain-timeout " + Durations.format(cfg.drainTimeout()) + " reached with "
+                    + i.inFlightTasks() + " task" + plural(i.inFlightTasks()) + " in flight (reclaimed by expiry)" + retry);
+        removals.add(r);
         notes.add(r.reason());
+        draining.put(e.getKey(), d.attempted(retryAt()));
       }
       return draining;
     }
@@ -315,29 +434,41 @@ public final class ScaleDecider {
 
     /**
      * The earliest deadline that could change a decision without an event; {@link ScaleDecision#NO_DEADLINE}
-     * if there is none.
-     */
-    private void scheduleWakes(SortedMap<String, InstanceView> registered, SortedMap<String, Drain> draining,
-        SortedMap<String, Long> lastBusy, List<PendingRequest> pending, Optional<BacklogTimer> backlog,
-        OptionalLong lastScaleDown, Capacity cap, Optional<DrainStart> started, PlanningBound planningBound,
-        boolean requestedNow) {
-      backlog.ifPresent(t -> {
-        if (t.nextAddAtMs() > now) {
-          wake(t.nextAddAtMs(), t.firstAdd() ? "backlog gate (scheduler-backlog-timeout)" : "sustained spacing (sustained-backlog-timeout)");
-        }
-      });
+
+    /** Deadlines of the resources and drains (both modes): the earliest becomes the round's next evaluation. */
+    private void scheduleWakes(SortedMap<String, Drain> draining, List<PendingRequest> pending, boolean requestedNow) {
+      if (capBound && !(releases.isEmpty() && removals.isEmpty())) {
+        // The cap held instances back that this round's releases may make room for: look again once they are realized.
+        wake(now, "re-evaluation after the releases: the cap held back instances they may make room for");
+      }
       for (PendingRequest p : pending) {
         wake(p.bootDeadlineMs(), "boot deadline of request " + p.resourceId());
       }
+      for (PendingRelease r : releasing) {
+        wake(r.nextAttemptMs(), "release retry of " + r.resourceId());
+      }
       for (Map.Entry<String, Drain> e : draining.entrySet()) {
-        long at = plus(e.getValue().startedAtMs(), cfg.drainTimeout());
+        Drain d = e.getValue();
+        if (d.released()) {
+          continue;
+        }
+        // Before the first removal the drain waits for its drain-timeout; after a failed one, for the retry.
+        long at = d.removalAttempts() > 0 ? d.nextAttemptMs() : plus(d.startedAtMs(), cfg.drainTimeout());
         if (at > now) {
-          wake(at, "drain-timeout of " + e.getKey());
+          wake(at, d.removalAttempts() > 0 ? "removal retry of " + e.getKey() : "drain-timeout of " + e.getKey());
         }
       }
+      if (requestedNow) {
+        // A synchronous failure shows in the next snapshot: look again one interval later, ready to retry.
+        wake(plus(now, cfg.sustainedBacklogTimeout()), "request outcome check");
+      }
+    }
+
+    /** When an idle instance becomes a scale-down candidate (idle timeout, cooldown). */
+    private void scaleDownWakes(SortedMap<String, InstanceView> registered, SortedMap<String, Drain> draining,
+        SortedMap<String, Long> lastBusy, OptionalLong lastScaleDown, Capacity cap, Optional<DrainStart> started) {
       long cooldownEnd = lastScaleDown.isPresent() ? plus(lastScaleDown.getAsLong(), cfg.scaleDownCooldown()) : Long.MIN_VALUE;
-      int activeAfterDrain = cap.activeThreads()
-          - started.map(d -> registered.get(d.instanceId()).threads()).orElse(0);
+      int activeAfterDrain = cap.activeThreads() - started.map(d -> registered.get(d.instanceId()).threads()).orElse(0);
       for (InstanceView i : registered.values()) {
         if (draining.containsKey(i.instanceId()) || !i.providerLaunched() || i.inFlightTasks() > 0
             || activeAfterDrain - i.threads() < min) {
@@ -348,17 +479,6 @@ public final class ScaleDecider {
           wake(at, "scale-down of " + i.instanceId() + " (executor-idle-timeout / scale-down-cooldown)");
         }
       }
-      if (requestedNow) {
-        // A synchronous failure shows in the next snapshot: look again one interval later, ready to retry.
-        wake(plus(now, cfg.sustainedBacklogTimeout()), "request outcome check");
-      }
-      if (!removals.isEmpty()) {
-        // A failed release leaves the instance registered: retry one sustained interval later, not in a hot loop.
-        wake(plus(now, cfg.sustainedBacklogTimeout()), "removal retry check");
-      }
-      if (planningBound.consecutiveRounds() > 0 && !planningBound.warned()) {
-        wake(plus(now, cfg.sustainedBacklogTimeout()), "planning-bound re-check (second consecutive round)");
-      }
     }
 
     private void wake(long atMs, String reason) {
@@ -368,10 +488,10 @@ public final class ScaleDecider {
       }
     }
 
-    private List<String> resourceIds(long seq, int n) {
+    private List<String> resourceIds(int n) {
       List<String> ids = new ArrayList<>(n);
       for (int i = 0; i < n; i++) {
-        ids.add(snap.group() + "-" + now + "-" + (seq + i));
+        ids.add(snap.group() + "-" + now + "-" + (prev.requestSeq() + i));
       }
       return ids;
     }

@@ -6,6 +6,7 @@ import dev.tide.common.config.ConfigOption;
 import dev.tide.common.config.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -17,12 +18,13 @@ import java.util.TreeMap;
 /**
  * The validated group-level configuration of an optimizer group: dynamic resource allocation (DRA),
  * planning and optimizer liveness. Every option is declared once below, with its unit and the rule
- * that applies to its value alone; rules between options are checked by {@link #parse} when DRA is
- * enabled. An instance always satisfies all rules: there is no other way to build one.
+ * that applies to its value alone; rules between options are checked by {@link #parse} when they are
+ * in use (DRA enabled, or a floor set). An instance always satisfies all rules: there is no other way
+ * to build one.
  *
- * <p>Keys under {@code dynamic-allocation.} and {@code dra.} must be declared here (a typo is refused
- * with the list of known keys); any other group property (provider settings such as memory or image)
- * is ignored here and belongs to the provider.
+ * <p>A group's properties are these options plus the settings its resource provider declares
+ * ({@code kubernetes.memory}, {@code local.jvm-options}, …); any other key is refused with the list of
+ * the known ones, as the process configuration refuses an unknown option.
  *
  * <p>Thread-safety: immutable.
  */
@@ -30,8 +32,6 @@ public final class GroupConfig {
   /** The provider of hand-started optimizers, on which DRA is refused. */
   public static final String PROVIDER_EXTERNAL = "external";
 
-  /** Key prefixes owned by this class: an undeclared key under one of them is a typo and refused. */
-  static final List<String> OWNED_PREFIXES = List.of("dynamic-allocation.", "dra.");
   /** Upper bound of {@code dynamic-allocation.max-parallelism}. */
   public static final int MAX_PARALLELISM_LIMIT = 1024;
   /** Lower bound of {@code dynamic-allocation.executor-idle-timeout}. */
@@ -50,7 +50,7 @@ public final class GroupConfig {
       ConfigOption.intOption("dynamic-allocation.min-parallelism", 0,
           "Floor of optimizer threads, kept without any timing gate.")
           .withRule(v -> v >= 0, "at least 0"),
-      "threads", "≤ max-parallelism; ceil(min/K)·K ≤ max-parallelism");
+      "threads", "≤ max-parallelism; ceil(min/K)·K ≤ max-parallelism (also with DRA off, once max-parallelism is set)");
   public static final ConfigOption<Integer> MAX_PARALLELISM = declare(
       ConfigOption.intOption("dynamic-allocation.max-parallelism", null,
           "Cap of optimizer threads (requested instances included); the cap always wins.")
@@ -132,29 +132,37 @@ public final class GroupConfig {
     return DECLARATIONS.stream().<ConfigOption<?>>map(Declaration::option).toList();
   }
 
+  /** {@link #parse(Map, String, Collection)} for a provider that declares no settings of its own. */
+  public static GroupConfig parse(Map<String, String> props, String provider) {
+    return parse(props, provider, List.of());
+  }
+
   /**
-   * Parses and validates the group properties of a group on {@code provider}. Single values are always
-   * checked; combinations only when DRA is enabled (a disabled group may keep a half-edited setup).
+   * Parses and validates the properties of a group on {@code provider}, whose own settings are
+   * {@code providerOptions}. Every key must be declared by one or the other; single values are always
+   * checked; combinations when they are in use: all of them with DRA enabled, the floor's (whole
+   * instances of K threads within the cap) whenever a floor is set, since the floor-only keeper keeps it
+   * without DRA too. A disabled group may otherwise keep a half-edited setup.
    *
    * @throws ConfigException naming the property, the value and the rule broken (the first in key order
    *     for single values, then the combinations in declaration order)
    */
-  public static GroupConfig parse(Map<String, String> props, String provider) {
+  public static GroupConfig parse(Map<String, String> props, String provider, Collection<ConfigOption<?>> providerOptions) {
     Objects.requireNonNull(props, "props");
     if (provider == null || provider.isBlank()) {
       throw new IllegalArgumentException("group configuration needs a resource provider name, got '" + provider + "'");
     }
+    List<ConfigOption<?>> known = new ArrayList<>(options());
+    known.addAll(providerOptions);
+    Config.parse(props, known); // unknown keys and every single value, the provider's settings included
     Map<String, String> ours = new TreeMap<>();
     for (Map.Entry<String, String> e : props.entrySet()) {
-      boolean declared = DECLARATIONS.stream().anyMatch(d -> d.option().key().equals(e.getKey()));
-      if (declared || OWNED_PREFIXES.stream().anyMatch(e.getKey()::startsWith)) {
+      if (DECLARATIONS.stream().anyMatch(d -> d.option().key().equals(e.getKey()))) {
         ours.put(e.getKey(), e.getValue());
       }
     }
     GroupConfig c = new GroupConfig(provider, Config.parse(ours, options()));
-    if (c.draEnabled()) {
-      c.validateCombinations();
-    }
+    c.validateCombinations();
     return c;
   }
 
@@ -169,9 +177,9 @@ public final class GroupConfig {
    * Loads a stored configuration. One that no longer validates is never half-applied: the result is
    * the all-defaults configuration (DRA disabled) and the reason, for the config-invalid gauge.
    */
-  public static Loaded loadStored(Map<String, String> props, String provider) {
+  public static Loaded loadStored(Map<String, String> props, String provider, Collection<ConfigOption<?>> providerOptions) {
     try {
-      return new Loaded(parse(props, provider), Optional.empty());
+      return new Loaded(parse(props, provider, providerOptions), Optional.empty());
     } catch (ConfigException e) {
       return new Loaded(parse(Map.of(), provider), Optional.of(e.getMessage()));
     }
@@ -180,6 +188,12 @@ public final class GroupConfig {
   private void validateCombinations() {
     int k = executorParallelism();
     int min = minParallelism();
+    if (!draEnabled()) {
+      if (min > 0 && values.isSet(MAX_PARALLELISM)) {
+        checkFloorFits(min, k, values.get(MAX_PARALLELISM));
+      }
+      return;
+    }
     if (provider.equals(PROVIDER_EXTERNAL)) {
       throw new ConfigException(ENABLED.key(), "true",
           "false on provider '" + PROVIDER_EXTERNAL + "': its optimizers are started by hand, the keeper cannot request or release them");
@@ -193,6 +207,18 @@ public final class GroupConfig {
       throw new ConfigException(EXECUTOR_PARALLELISM.key(), String.valueOf(k),
           "at most " + MAX_PARALLELISM.key() + " (" + max + "): a single instance would already exceed the cap");
     }
+    checkFloorFits(min, k, max);
+    Duration sustained = sustainedBacklogTimeout();
+    Duration idle = executorIdleTimeout();
+    if (sustained.toMillis() > idle.toMillis() / 2) {
+      throw new ConfigException(SUSTAINED_BACKLOG_TIMEOUT.key(), Durations.format(sustained),
+          "at most " + EXECUTOR_IDLE_TIMEOUT.key() + " / 2 (" + Durations.format(idle) + " / 2 = "
+              + Durations.format(Duration.ofMillis(idle.toMillis() / 2)) + ")");
+    }
+  }
+
+  /** The floor, in whole instances of K threads, fits under the cap. */
+  private static void checkFloorFits(int min, int k, int max) {
     if (min > max) {
       throw new ConfigException(MIN_PARALLELISM.key(), String.valueOf(min), "at most " + MAX_PARALLELISM.key() + " (" + max + ")");
     }
@@ -201,13 +227,6 @@ public final class GroupConfig {
       throw new ConfigException(MIN_PARALLELISM.key(), String.valueOf(min),
           "such that ceil(min/K)·K ≤ " + MAX_PARALLELISM.key() + ": whole instances of K=" + k + " threads reach "
               + floorThreads + " > " + max);
-    }
-    Duration sustained = sustainedBacklogTimeout();
-    Duration idle = executorIdleTimeout();
-    if (sustained.toMillis() > idle.toMillis() / 2) {
-      throw new ConfigException(SUSTAINED_BACKLOG_TIMEOUT.key(), Durations.format(sustained),
-          "at most " + EXECUTOR_IDLE_TIMEOUT.key() + " / 2 (" + Durations.format(idle) + " / 2 = "
-              + Durations.format(Duration.ofMillis(idle.toMillis() / 2)) + ")");
     }
   }
 

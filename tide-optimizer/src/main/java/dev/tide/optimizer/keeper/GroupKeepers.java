@@ -3,10 +3,10 @@ package dev.tide.optimizer.keeper;
 import dev.tide.common.time.Clock;
 import dev.tide.optimizer.dra.GroupMetrics;
 import dev.tide.optimizer.dra.GroupSnapshot;
+import dev.tide.optimizer.dra.InstanceView;
 import dev.tide.optimizer.dra.KeeperState;
 import dev.tide.optimizer.dra.PendingRequest;
-import dev.tide.optimizer.dra.PlanningBound;
-import dev.tide.optimizer.dra.RequestOutcome;
+import dev.tide.optimizer.dra.ProviderOutcome;
 import dev.tide.optimizer.dra.ScaleDecider;
 import dev.tide.optimizer.dra.ScaleDecision;
 import dev.tide.optimizer.dra.TableCounts;
@@ -21,6 +21,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -30,8 +31,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionException;
@@ -48,21 +49,31 @@ import org.slf4j.LoggerFactory;
  * persistence through a {@link GroupStore}, and one {@link GroupKeeper} per group whose rounds run on
  * the injected scheduler.
  *
- * <p>A DRA group's keeper evaluates at the deadline its last decision returned
- * ({@link ScaleDecision#nextEvaluationMs}) and whenever something can change the decision: an event of
+ * <p>A group's keeper evaluates at the deadline its last decision returned
+ * ({@link ScaleDecision#nextEvaluationMs}), at least every {@link #SAFETY_ROUND_INTERVAL} (so a missed
+ * workload event cannot stall a group), and whenever something can change the decision: an event of
  * the {@link GroupLoadSource} (coalesced: at most one pending event round for all groups) or a
- * configuration change of the group. Groups are picked up on {@link #start()} (startup load), on
- * {@link #create} and on {@link #update} (enabling DRA at runtime). Disabling DRA keeps only the
- * boot-window accounting ({@link KeeperState#retainBootWindow()}); deleting drops all of the group's
- * state, so a group recreated under the same name starts afresh. A stored group whose configuration no
- * longer validates (or whose provider this meta lacks) is treated as disabled and reported by the
- * {@code config-invalid} gauge.
+ * configuration change of the group. Groups are picked up on {@link #start()} (startup load), on {@link #create} and on
+ * {@link #update} (enabling DRA at runtime). A group without DRA gets floor-only rounds
+ * ({@link ScaleDecider}): topped up to {@code min-parallelism}, never scaled down, its booting requests,
+ * releases and drains finished. Disabling DRA keeps exactly that unfinished work
+ * ({@link KeeperState#whenDisabled()}); deleting drops all of the group's state, so a group recreated
+ * under the same name starts afresh. A stored group whose configuration no longer validates (or whose
+ * provider this meta lacks) is treated as disabled and reported by the {@code config-invalid} gauge.
+ *
+ * <p>Reconciliation: on a group's first round and then at most every {@link #SAFETY_ROUND_INTERVAL},
+ * the round lists what the provider holds for the group: records of resources it no longer holds are
+ * deleted, and the decision core forgets them or counts unknown ones as booting. Stored records are
+ * loaded as booting with one boot deadline from the restart, so instances have time to re-register.
+ *
+ * <p>Time: the keeper's clock is monotonic ({@link Clock#nanoTime}), in milliseconds anchored at the
+ * wall time these keepers were built, so deadlines ignore wall-clock steps while times stay close to
+ * wall time (and resource ids, made from them, unique across restarts). Wall times are what leaves
+ * the keeper: resource records, views, actions.
  *
  * <p>Refusals ({@link IllegalArgumentException} for bad input, {@link IllegalStateException} for a
  * request that does not fit the current groups) name the property, the value and the rule, and change
- * nothing. A group without DRA whose provider can launch instances gets the slow floor-only keeper
- * ({@link FloorKeeper}): checked every minute and topped up to {@code min-parallelism}, never scaled down;
- * the DRA keeper takes over when DRA is enabled, and hands back when it is disabled.
+ * nothing.
  *
  * <p>Only the leader meta should {@link #start()} this. Thread-safety: every method and every round
  * runs under this object's lock; the load source's listener only submits a task.
@@ -71,12 +82,16 @@ public final class GroupKeepers implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupKeepers.class);
   /** Actions a group's view keeps. */
   static final int RECENT_ACTIONS = 16;
+  /** The longest a kept group goes without a round, and how often its resources are reconciled with the provider. */
+  public static final Duration SAFETY_ROUND_INTERVAL = Duration.ofMinutes(1);
 
   /** Accessors of {@link GroupMetrics}' components after {@code group}, in {@link GroupMetrics#NAMES} order. */
   private static final List<Method> METRIC_ACCESSORS = Arrays.stream(GroupMetrics.class.getRecordComponents())
       .skip(1).map(RecordComponent::getAccessor).toList();
 
   private final Clock clock;
+  private final long anchorWallMs;
+  private final long anchorNanos;
   private final ScheduledExecutorService scheduler;
   private final GroupLoadSource load;
   private final GroupStore store;
@@ -88,7 +103,7 @@ public final class GroupKeepers implements AutoCloseable {
   private boolean closed;
 
   /**
-   * @param clock read once per round and per operation
+   * @param clock read once per round and per operation (its monotonic reading for deadlines)
    * @param scheduler runs the rounds; a single thread is enough
    * @param load the optimizing workload
    * @param store where groups and resource records persist
@@ -97,6 +112,8 @@ public final class GroupKeepers implements AutoCloseable {
   public GroupKeepers(Clock clock, ScheduledExecutorService scheduler, GroupLoadSource load, GroupStore store,
       Map<String, ResourceProvider> providers) {
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.anchorWallMs = clock.nowMillis();
+    this.anchorNanos = clock.nanoTime();
     this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     this.load = Objects.requireNonNull(load, "load");
     this.store = Objects.requireNonNull(store, "store");
@@ -108,13 +125,32 @@ public final class GroupKeepers implements AutoCloseable {
     }
   }
 
-  /** Loads the stored groups and their resource records, picks up DRA groups and starts listening to the load source. */
+  /** One reading of both clocks: keeper (monotonic) time for deadlines, wall time for what is shown and stored. */
+  private record Now(long keeperMs, long wallMs) {
+    long toWall(long keeperTimeMs) {
+      return wallMs + (keeperTimeMs - keeperMs);
+    }
+
+    long toKeeper(long wallTimeMs) {
+      return keeperMs - (wallMs - wallTimeMs);
+    }
+  }
+
+  private Now now() {
+    return new Now(keeperMillis(), clock.nowMillis());
+  }
+
+  private long keeperMillis() {
+    return anchorWallMs + (clock.nanoTime() - anchorNanos) / 1_000_000;
+  }
+
+  /** Loads the stored groups and their resource records, picks up the groups to keep and starts listening to the load source. */
   public synchronized void start() {
     if (started) {
       return;
     }
     started = true;
-    long now = clock.nowMillis();
+    Now t = now();
     Map<String, List<ResourceRecord>> records = new TreeMap<>();
     for (ResourceRecord r : store.resources()) {
       records.computeIfAbsent(r.group(), g -> new ArrayList<>()).add(r);
@@ -123,35 +159,41 @@ public final class GroupKeepers implements AutoCloseable {
       GroupConfig.Loaded loaded = loadStored(def);
       loaded.invalidReason().ifPresent(reason ->
           LOG.warn("optimizer group {}: stored configuration is invalid, dynamic allocation treated as disabled: {}", def.name(), reason));
-      GroupKeeper k = new GroupKeeper(def, loaded, restoredState(records.getOrDefault(def.name(), List.of()), loaded.config()));
+      List<ResourceRecord> stored = records.getOrDefault(def.name(), List.of());
+      GroupKeeper k = new GroupKeeper(def, loaded, restoredState(stored, loaded.config(), t));
+      stored.forEach(r -> k.records.put(r.resourceId(), r));
       keepers.put(def.name(), k);
       k.registerMeters();
       if (k.keeping()) {
-        k.wake(now);
+        k.wake(t.keeperMs());
       }
     }
     load.addListener(this::onLoadEvent);
     LOG.info("optimizer groups loaded: {}", keepers.keySet());
   }
 
-  /** A keeper state that counts the stored, not yet registered requests as booting (spec 11). */
-  private static KeeperState restoredState(List<ResourceRecord> records, GroupConfig config) {
+  /**
+   * A keeper state that counts the stored resources as booting (spec 11), each with one boot deadline
+   * from now: a restart interrupted their registration (or re-registration), and the first round's
+   * reconciliation forgets those the provider no longer holds.
+   */
+  private static KeeperState restoredState(List<ResourceRecord> records, GroupConfig config, Now t) {
     List<PendingRequest> pending = new ArrayList<>();
     for (ResourceRecord r : records) {
-      long deadline = r.requestedAtMs() + config.bootDeadline().toMillis();
-      pending.add(new PendingRequest(r.resourceId(), r.threads(), r.requestedAtMs(), Math.max(r.requestedAtMs(), deadline)));
+      long requestedAt = Math.min(t.keeperMs(), t.toKeeper(r.requestedAtMs()));
+      pending.add(new PendingRequest(r.resourceId(), r.threads(), requestedAt, t.keeperMs() + config.bootDeadline().toMillis()));
     }
-    return new KeeperState(Optional.empty(), 1, OptionalLong.empty(), OptionalLong.empty(), PlanningBound.NONE, Map.of(), Map.of(),
-        pending, records.size(), 0, 0);
+    return KeeperState.booting(pending, records.size());
   }
 
   private GroupConfig.Loaded loadStored(GroupDefinition def) {
-    if (!providers.containsKey(def.provider())) {
-      GroupConfig.Loaded l = GroupConfig.loadStored(Map.of(), def.provider());
+    ResourceProvider provider = providers.get(def.provider());
+    if (provider == null) {
+      GroupConfig.Loaded l = GroupConfig.loadStored(Map.of(), def.provider(), List.of());
       return new GroupConfig.Loaded(l.config(), Optional.of("resource provider '" + def.provider()
           + "' is not available in this meta (available: " + providers.keySet() + ")"));
     }
-    return GroupConfig.loadStored(def.properties(), def.provider());
+    return GroupConfig.loadStored(def.properties(), def.provider(), provider.groupOptions());
   }
 
   /**
@@ -192,16 +234,18 @@ public final class GroupKeepers implements AutoCloseable {
     keepers.put(def.name(), k);
     k.registerMeters();
     LOG.info("optimizer group {} created on provider {}: {}", def.name(), def.provider(), config);
+    Now t = now();
     if (k.keeping()) {
-      k.wake(clock.nowMillis());
+      k.wake(t.keeperMs());
     }
-    return k.view(clock.nowMillis());
+    return k.view(t);
   }
 
   /**
    * Sets and removes properties of a group (its provider cannot change); refused, changing nothing,
-   * when the result does not validate. Enabling DRA picks the group up; disabling keeps only its
-   * boot-window accounting.
+   * when the result does not validate. The change applies from the group's next round, which runs at
+   * once. Enabling DRA picks the group up; disabling keeps only the work the keeper still owes the
+   * provider (booting requests, releases, drains), which floor-only rounds finish.
    */
   public synchronized GroupView update(String name, Map<String, String> set, Collection<String> unset) {
     String op = "update of optimizer group '" + name + "'";
@@ -217,15 +261,15 @@ public final class GroupKeepers implements AutoCloseable {
     store.putGroup(def);
     boolean wasEnabled = k.config().draEnabled();
     k.reconfigure(def, config);
-    long now = clock.nowMillis();
+    Now t = now();
     LOG.info("optimizer group {} updated: {}", name, config);
     if (wasEnabled && !config.draEnabled()) {
-      LOG.info("optimizer group {}: dynamic allocation disabled; boot-window accounting kept", name);
+      LOG.info("optimizer group {}: dynamic allocation disabled; booting requests, releases and drains are finished", name);
     }
     if (k.keeping()) {
-      k.wake(now);
+      k.wake(t.keeperMs());
     }
-    return k.view(now);
+    return k.view(t);
   }
 
   /**
@@ -244,34 +288,35 @@ public final class GroupKeepers implements AutoCloseable {
       throw new IllegalStateException(op + " refused: " + tables + (tables == 1 ? " table is" : " tables are")
           + " assigned to it; assign them to another group first");
     }
-    List<ResourceRecord> records = k.resources();
+    SortedSet<String> resources = k.knownResources();
     store.deleteGroup(name);
     keepers.remove(name);
     k.stop();
     k.removeMeters();
     ResourceProvider provider = providers.get(k.definition().provider());
     if (provider != null) {
-      for (ResourceRecord r : records) {
+      for (String resourceId : resources) {
         try {
-          provider.release(r.resourceId());
+          provider.release(resourceId);
         } catch (RuntimeException e) {
-          LOG.warn("optimizer group {} deleted, but releasing its resource {} failed: {}", name, r.resourceId(), e.getMessage());
+          LOG.warn("optimizer group {} deleted, but releasing its resource {} failed: {}", name, resourceId, e.getMessage());
         }
       }
     }
-    LOG.info("optimizer group {} deleted; {} resource(s) released", name, records.size());
+    LOG.info("optimizer group {} deleted; {} resource(s) released", name, resources.size());
     return true;
   }
 
   /** Every group, sorted by name. */
   public synchronized List<GroupView> list() {
-    long now = clock.nowMillis();
-    return keepers.values().stream().map(k -> k.view(now)).toList();
+    Now t = now();
+    return keepers.values().stream().map(k -> k.view(t)).toList();
   }
 
   /** One group, if it exists. */
   public synchronized Optional<GroupView> show(String name) {
-    return Optional.ofNullable(keepers.get(name)).map(k -> k.view(clock.nowMillis()));
+    Now t = now();
+    return Optional.ofNullable(keepers.get(name)).map(k -> k.view(t));
   }
 
   /** The names of the resource providers groups may use. */
@@ -310,8 +355,7 @@ public final class GroupKeepers implements AutoCloseable {
     }
     GroupConfig config;
     try {
-      provider.validate(def.properties());
-      config = GroupConfig.parse(def.properties(), def.provider());
+      config = GroupConfig.parse(def.properties(), def.provider(), provider.groupOptions());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(op + " refused: " + e.getMessage(), e);
     }
@@ -341,7 +385,7 @@ public final class GroupKeepers implements AutoCloseable {
       return;
     }
     for (GroupKeeper k : new ArrayList<>(keepers.values())) {
-      if (k.config().draEnabled()) {
+      if (k.keeping()) {
         k.round();
       }
     }
@@ -354,14 +398,16 @@ public final class GroupKeepers implements AutoCloseable {
     private GroupDefinition definition;
     private GroupConfig.Loaded loaded;
     private KeeperState state;
-    private final SortedMap<String, RequestOutcome> outcomes = new TreeMap<>();
-    private final SortedMap<String, ResourceRecord> records = new TreeMap<>();
-    /** Resources released whose instance has not left yet (it expires, or unregisters as it stops). */
-    private final Set<String> released = new TreeSet<>();
+    /** Outcomes of the provider calls of the last round, for the next snapshot. */
+    private final SortedMap<String, ProviderOutcome> outcomes = new TreeMap<>();
+    /** The group's resource records (those whose write failed too), by resource id. */
+    final SortedMap<String, ResourceRecord> records = new TreeMap<>();
     private ScheduledFuture<?> next;
     private long nextAtMs = ScaleDecision.NO_DEADLINE;
     /** Identifies the live scheduled round: a round that fired while being replaced sees a newer one and does nothing. */
     private long scheduleSeq;
+    /** When the provider is listed next (reconciliation); at once for a group just picked up. */
+    private long nextListingMs = Long.MIN_VALUE;
     private String lastDecision = "";
     /** The latest actions, oldest first, at most {@link #RECENT_ACTIONS}. */
     private final ArrayDeque<KeeperAction> actions = new ArrayDeque<>();
@@ -384,29 +430,30 @@ public final class GroupKeepers implements AutoCloseable {
       return loaded.config();
     }
 
-    /** Whether the floor-only keeper watches the group: DRA off, a floor set, and a provider that can launch. */
-    boolean floorDuty() {
-      ResourceProvider p = providers.get(definition.provider());
-      return !config().draEnabled() && !loaded.invalid() && config().minParallelism() > 0 && p != null && p.supportsDynamicAllocation();
-    }
-
-    /** Whether rounds are scheduled for the group at all. */
-    boolean keeping() {
-      return config().draEnabled() || floorDuty();
-    }
-
     String name() {
       return definition.name();
     }
 
+    /**
+     * Whether rounds are scheduled for the group: its provider can launch, and DRA is on, or a floor is
+     * set (the floor-only keeper), or requests, releases or drains are still unsettled.
+     */
+    boolean keeping() {
+      ResourceProvider p = providers.get(definition.provider());
+      return p != null && p.supportsDynamicAllocation()
+          && (config().draEnabled() || !loaded.invalid() && config().minParallelism() > 0 || state.hasProviderWork());
+    }
+
     List<ResourceRecord> resources() {
-      List<ResourceRecord> all = new ArrayList<>(records.values());
-      for (ResourceRecord r : store.resources()) {
-        if (r.group().equals(name()) && !records.containsKey(r.resourceId())) {
-          all.add(r);
-        }
-      }
-      return all;
+      return List.copyOf(records.values());
+    }
+
+    /** Every resource the group may hold: its records, and the requests and releases of its state (some have no record). */
+    SortedSet<String> knownResources() {
+      SortedSet<String> ids = new TreeSet<>(records.keySet());
+      state.pendingRequests().forEach(p -> ids.add(p.resourceId()));
+      state.releases().forEach(r -> ids.add(r.resourceId()));
+      return ids;
     }
 
     void reconfigure(GroupDefinition def, GroupConfig config) {
@@ -414,19 +461,19 @@ public final class GroupKeepers implements AutoCloseable {
       definition = def;
       loaded = new GroupConfig.Loaded(config, Optional.empty());
       if (wasEnabled && !config.draEnabled()) {
-        state = state.retainBootWindow();
+        state = state.whenDisabled();
       }
       cancel();
     }
 
-    /** Makes sure a round runs no later than {@code atMs}. */
+    /** Makes sure a round runs no later than {@code atMs} (keeper time). */
     void wake(long atMs) {
       if (stopped || atMs == ScaleDecision.NO_DEADLINE || (next != null && nextAtMs <= atMs)) {
         return;
       }
       cancel();
       nextAtMs = atMs;
-      long delayMs = Math.max(0, atMs - clock.nowMillis());
+      long delayMs = Math.max(0, atMs - keeperMillis());
       long seq = ++scheduleSeq;
       next = scheduler.schedule(() -> scheduledRound(seq), delayMs, TimeUnit.MILLISECONDS);
     }
@@ -452,75 +499,62 @@ public final class GroupKeepers implements AutoCloseable {
         }
         next = null;
         nextAtMs = ScaleDecision.NO_DEADLINE;
-        if (config().draEnabled()) {
+        if (keeping()) {
           round();
-        } else if (floorDuty()) {
-          floorRound();
         }
       }
     }
 
     /** One round; a failure is logged and the round retried one sustained interval later. */
     void round() {
-      long now = clock.nowMillis();
+      Now t = now();
       try {
-        evaluate(now);
+        evaluate(t);
       } catch (RuntimeException e) {
         LOG.error("optimizer group {}: scale round failed; retrying in {}", name(), config().sustainedBacklogTimeout(), e);
-        wake(now + config().sustainedBacklogTimeout().toMillis());
+        wake(t.keeperMs() + config().sustainedBacklogTimeout().toMillis());
       }
     }
 
-    /** A check of the floor-only keeper (DRA off): tops the group up to min-parallelism, then looks again a minute later. */
-    private void floorRound() {
-      long now = clock.nowMillis();
-      try {
-        GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), outcomes);
-        outcomes.clear();
-        FloorKeeper.Decision d = FloorKeeper.decide(snap, state, config(), now);
-        ResourceProvider provider = providers.get(definition.provider());
-        d.scaleUp().ifPresent(up -> {
-          act(now, up.reason());
-          for (String id : up.resourceIds()) {
-            outcomes.put(id, request(provider, id, up.threadsPerInstance(), now));
-          }
-        });
-        state = d.state();
-        lastDecision = d.reason();
-      } catch (RuntimeException e) {
-        LOG.error("optimizer group {}: floor check failed; retrying in {}", name(), FloorKeeper.CHECK_INTERVAL, e);
+    /**
+     * One round (spec 9): snapshot (with the provider's list when reconciliation is due) → decide →
+     * realize (removals and releases, the drain, requests; resource records) → schedule.
+     */
+    private void evaluate(Now t) {
+      ResourceProvider provider = providers.get(definition.provider());
+      Optional<Map<String, Integer>> held = Optional.empty();
+      if (t.keeperMs() >= nextListingMs) {
+        nextListingMs = t.keeperMs() + SAFETY_ROUND_INTERVAL.toMillis();
+        held = listHeld(provider);
       }
-      wake(now + FloorKeeper.CHECK_INTERVAL.toMillis());
-    }
-
-    /** One round (spec 9): snapshot → decide → realize (removals, drain, requests; resource records) → schedule. */
-    private void evaluate(long now) {
       GroupSnapshot snap;
       try {
-        snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), outcomes);
+        List<InstanceView> instances = load.instances(name()).stream()
+            .map(i -> i.lastTaskMs() == Long.MIN_VALUE ? i : i.withLastTaskAt(t.toKeeper(i.lastTaskMs()))).toList();
+        snap = GroupSnapshot.fromTables(name(), load.tables(name()), instances, outcomes, held);
       } catch (RuntimeException e) {
         LOG.warn("optimizer group {}: snapshot failed, retrying at the sustained interval: {}", name(), e.toString());
-        wake(now + config().sustainedBacklogTimeout().toMillis());
+        wake(t.keeperMs() + config().sustainedBacklogTimeout().toMillis());
         return;
       }
       outcomes.clear();
-      Set<String> present = new TreeSet<>();
-      snap.instances().forEach(i -> i.resourceId().ifPresent(present::add));
-      released.retainAll(present);
-      ScaleDecision d = ScaleDecider.decide(snap, state, config(), now);
-      ResourceProvider provider = providers.get(definition.provider());
+      ScaleDecision d = ScaleDecider.decide(snap, state, config(), t.keeperMs());
       for (var r : d.removals()) {
-        act(now, r.reason());
-        release(provider, r.instanceId(), r.resourceId());
+        act(t, r.reason());
+        release(provider, r.resourceId(), "instance " + r.instanceId());
+      }
+      for (var r : d.releases()) {
+        act(t, r.reason());
+        release(provider, r.resourceId(), "expired request");
       }
       d.drain().ifPresent(drain -> {
-        act(now, drain.reason());
+        act(t, drain.reason());
         load.drain(name(), drain.instanceId());
       });
       d.scaleUp().ifPresent(up -> {
-        act(now, up.reason());
+        act(t, up.reason());
         for (String id : up.resourceIds()) {
-          outcomes.put(id, request(provider, id, up.threadsPerInstance(), now));
+          outcomes.put(id, request(provider, id, up.threadsPerInstance(), t));
         }
       });
       for (var w : d.warnings()) {
@@ -529,62 +563,95 @@ public final class GroupKeepers implements AutoCloseable {
       state = d.state();
       lastDecision = d.summary();
       if (d.noChange()) {
-        LOG.debug("group {}: {}; next evaluation {}", name(), lastDecision, describeNext(d, now));
+        LOG.debug("group {}: {}; next evaluation {}", name(), lastDecision, describeNext(d, t));
       } else {
-        LOG.info("group {}: next evaluation {}", name(), describeNext(d, now));
+        LOG.info("group {}: next evaluation {}", name(), describeNext(d, t));
       }
-      wake(d.nextEvaluationMs());
+      if (keeping()) {
+        wake(Math.min(d.nextEvaluationMs(), nextListingMs)); // the safety round, with its listing, at the latest
+      }
+    }
+
+    /**
+     * What the provider holds for the group, and the records of what it no longer holds deleted; empty
+     * (reconciliation skipped until the next listing) when the provider cannot tell.
+     */
+    private Optional<Map<String, Integer>> listHeld(ResourceProvider provider) {
+      Map<String, Integer> held = new TreeMap<>();
+      try {
+        for (LaunchSpec s : provider.list()) {
+          if (s.group().equals(name())) {
+            held.put(s.resourceId(), s.threads());
+          }
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("optimizer group {}: listing provider {} failed, reconciliation skipped until the next safety round: {}", name(),
+            provider.name(), e.getMessage());
+        return Optional.empty();
+      }
+      for (String resourceId : new ArrayList<>(records.keySet())) {
+        if (!held.containsKey(resourceId)) {
+          LOG.info("group {}: provider {} no longer holds {}; its record is deleted", name(), provider.name(), resourceId);
+          deleteRecord(resourceId);
+        }
+      }
+      return Optional.of(held);
     }
 
     /** Logs an action and keeps it in the group's recent actions. */
-    private void act(long now, String reason) {
+    private void act(Now t, String reason) {
       LOG.info("group {}: {}", name(), reason);
-      actions.addLast(new KeeperAction(now, reason));
+      actions.addLast(new KeeperAction(t.wallMs(), reason));
       while (actions.size() > RECENT_ACTIONS) {
         actions.removeFirst();
       }
     }
 
-    private String describeNext(ScaleDecision d, long now) {
-      return d.nextEvaluationMs() == ScaleDecision.NO_DEADLINE ? "on the next event" : "in " + (d.nextEvaluationMs() - now) + "ms ("
-          + d.nextEvaluationReason() + ")";
+    private String describeNext(ScaleDecision d, Now t) {
+      return d.nextEvaluationMs() == ScaleDecision.NO_DEADLINE ? "on the next event" : "in " + (d.nextEvaluationMs() - t.keeperMs())
+          + "ms (" + d.nextEvaluationReason() + ")";
     }
 
-    private RequestOutcome request(ResourceProvider provider, String resourceId, int threads, long now) {
+    private ProviderOutcome request(ResourceProvider provider, String resourceId, int threads, Now t) {
       try {
         provider.request(LaunchSpec.of(name(), resourceId, threads, definition.properties()));
       } catch (RuntimeException e) {
         LOG.warn("group {}: request of {} failed, its demand is retried on a later round: {}", name(), resourceId, e.getMessage());
-        return RequestOutcome.FAILED;
+        return ProviderOutcome.REQUEST_FAILED;
       }
-      ResourceRecord rec = new ResourceRecord(resourceId, name(), threads, now);
+      ResourceRecord rec = new ResourceRecord(resourceId, name(), threads, t.wallMs());
       records.put(resourceId, rec);
       try {
         store.putResource(rec);
-        return RequestOutcome.LAUNCHED;
+        return ProviderOutcome.LAUNCHED;
       } catch (RuntimeException e) {
         LOG.warn("group {}: {} launched but its record was not persisted (kept in the boot window): {}", name(), resourceId, e.getMessage());
-        return RequestOutcome.LAUNCHED_UNPERSISTED;
+        return ProviderOutcome.LAUNCHED_UNPERSISTED;
       }
     }
 
-    private void release(ResourceProvider provider, String instanceId, String resourceId) {
-      if (resourceId.isEmpty() || released.contains(resourceId)) {
-        return;
-      }
+    /** Releases {@code resourceId} and deletes its record; the outcome goes into the next snapshot. */
+    private void release(ResourceProvider provider, String resourceId, String what) {
       try {
         provider.release(resourceId);
       } catch (RuntimeException e) {
-        LOG.warn("group {}: release of {} (instance {}) failed; the drain is kept and the removal retried: {}", name(), resourceId,
-            instanceId, e.getMessage());
+        LOG.warn("group {}: release of {} ({}) failed; it still counts against max-parallelism and is retried: {}", name(),
+            resourceId, what, e.getMessage());
+        outcomes.put(resourceId, ProviderOutcome.RELEASE_FAILED);
         return;
       }
-      records.remove(resourceId);
-      released.add(resourceId);
+      outcomes.put(resourceId, ProviderOutcome.RELEASED);
+      deleteRecord(resourceId);
+    }
+
+    private void deleteRecord(String resourceId) {
+      if (records.remove(resourceId) == null) {
+        return;
+      }
       try {
         store.deleteResource(resourceId);
       } catch (RuntimeException e) {
-        LOG.warn("group {}: {} released but its record was not deleted: {}", name(), resourceId, e.getMessage());
+        LOG.warn("group {}: the record of {} was not deleted (the next reconciliation retries): {}", name(), resourceId, e.getMessage());
       }
     }
 
@@ -613,7 +680,7 @@ public final class GroupKeepers implements AutoCloseable {
     /** Metric {@code index} of {@link GroupMetrics#NAMES}, from a snapshot at most {@link #METRICS_MAX_AGE_MS} old. */
     private double metricValue(int index) {
       synchronized (GroupKeepers.this) {
-        long now = clock.nowMillis();
+        long now = keeperMillis();
         if (cachedMetrics == null || now - cachedAtMs > METRICS_MAX_AGE_MS) {
           cachedMetrics = metrics(now);
           cachedAtMs = now;
@@ -628,27 +695,25 @@ public final class GroupKeepers implements AutoCloseable {
 
     /** The state without requests that failed since the last round (the next round drops them): what the gauges count. */
     private KeeperState withoutFailedRequests() {
-      if (!outcomes.containsValue(RequestOutcome.FAILED)) {
+      if (!outcomes.containsValue(ProviderOutcome.REQUEST_FAILED)) {
         return state;
       }
-      List<PendingRequest> pending = state.pendingRequests().stream()
-          .filter(p -> outcomes.get(p.resourceId()) != RequestOutcome.FAILED).toList();
-      return new KeeperState(state.backlog(), state.ramp(), state.lastScaleUpMs(), state.lastScaleDownMs(), state.planningBound(),
-          state.lastBusyMs(), state.draining(), pending, state.requestSeq(), state.scaleUpRounds(), state.scaleDownStarts());
+      return state.withPendingRequests(state.pendingRequests().stream()
+          .filter(p -> outcomes.get(p.resourceId()) != ProviderOutcome.REQUEST_FAILED).toList());
     }
 
-    GroupView view(long now) {
-      return new GroupView(definition, config().draEnabled(), loaded.invalidReason(), metrics(now), lastDecision, List.copyOf(actions),
-          next == null ? OptionalLong.empty() : OptionalLong.of(nextAtMs), resources(), now);
+    GroupView view(Now t) {
+      return new GroupView(definition, config(), config().draEnabled(), loaded.invalidReason(), metrics(t.keeperMs()), lastDecision,
+          List.copyOf(actions), next == null ? OptionalLong.empty() : OptionalLong.of(t.toWall(nextAtMs)), resources(), t.wallMs());
     }
 
     private GroupMetrics metrics(long now) {
       GroupMetrics metrics;
       try {
-        GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), Map.of());
+        GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), Map.of(), Optional.empty());
         metrics = GroupMetrics.of(snap, withoutFailedRequests(), loaded.invalid(), now);
       } catch (RuntimeException e) {
-        metrics = GroupMetrics.of(new GroupSnapshot(name(), 0, 0, 0, TableCounts.NONE, List.of(), Map.of()),
+        metrics = GroupMetrics.of(new GroupSnapshot(name(), 0, 0, 0, TableCounts.NONE, List.of(), Map.of(), Optional.empty()),
             state, loaded.invalid(), now);
       }
       return metrics;

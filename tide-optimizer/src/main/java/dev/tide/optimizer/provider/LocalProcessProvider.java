@@ -1,6 +1,7 @@
 package dev.tide.optimizer.provider;
 
 import dev.tide.common.auth.ClusterToken;
+import dev.tide.common.config.ConfigOption;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,7 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class LocalProcessProvider implements ResourceProvider {
   public static final String NAME = "local";
   /** The group property whose whitespace-separated words are passed to the optimizer JVM. */
-  public static final String JVM_OPTIONS = "local.jvm-options";
+  public static final ConfigOption<String> JVM_OPTIONS = ConfigOption.stringOption("local.jvm-options", "",
+      "Options of the optimizer JVMs of the group, separated by whitespace, e.g. -Xmx512m.");
   /** The entry point of the {@code tide} command line. */
   public static final String TIDE_MAIN = "dev.tide.cli.TideCli";
   private static final Logger LOG = LoggerFactory.getLogger(LocalProcessProvider.class);
@@ -80,10 +82,15 @@ public final class LocalProcessProvider implements ResourceProvider {
     return NAME;
   }
 
+  @Override
+  public List<ConfigOption<?>> groupOptions() {
+    return List.of(JVM_OPTIONS);
+  }
+
   /** The command line of the process launched for {@code spec}. */
   public List<String> command(LaunchSpec spec) {
     List<String> cmd = new ArrayList<>(List.of(java));
-    String jvm = spec.properties().getOrDefault(JVM_OPTIONS, "").strip();
+    String jvm = spec.properties().getOrDefault(JVM_OPTIONS.key(), "").strip();
     if (!jvm.isEmpty()) {
       cmd.addAll(List.of(jvm.split("\\s+")));
     }

@@ -1,7 +1,7 @@
 package dev.tide.optimizer.provider;
 
+import dev.tide.common.config.ConfigOption;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Starts and stops optimizer instances for optimizer groups (spec 6). The scale keeper calls it from
@@ -23,11 +23,13 @@ public interface ResourceProvider extends AutoCloseable {
   }
 
   /**
-   * Checks the provider settings among a group's properties when the group is created or updated.
-   *
-   * @throws IllegalArgumentException naming the property, the value and the rule
+   * The provider settings a group's properties may hold besides the {@code GroupConfig} options (such
+   * as {@code kubernetes.memory}), each with its rule: checked when a group is created, updated or
+   * loaded, where any other key is refused.
    */
-  default void validate(Map<String, String> properties) {}
+  default List<ConfigOption<?>> groupOptions() {
+    return List.of();
+  }
 
   /** Launches one optimizer instance. */
   void request(LaunchSpec spec);
@@ -35,7 +37,11 @@ public interface ResourceProvider extends AutoCloseable {
   /** Stops the instance launched for {@code resourceId}. */
   void release(String resourceId);
 
-  /** The instances this provider currently holds, sorted by resource id. */
+  /**
+   * The instances this provider currently holds, sorted by resource id, whether or not they run yet
+   * (the keeper reconciles its records with this list). Throws a {@link ProviderException} when the
+   * provider cannot tell.
+   */
   List<LaunchSpec> list();
 
   /** Releases what the provider holds in this process (threads, child processes); remote resources stay. */

@@ -13,9 +13,12 @@
  * </ul>
  *
  * <p>Request and release are idempotent and report failures as
- * {@link dev.tide.optimizer.provider.ProviderException}; the scale keeper turns them into retries.
- * Provider settings live among the group's properties under the provider's prefix
- * ({@code local.}, {@code kubernetes.}) and are checked by
- * {@link dev.tide.optimizer.provider.ResourceProvider#validate} when a group is created or updated.
+ * {@link dev.tide.optimizer.provider.ProviderException}; the scale keeper turns them into retries, and
+ * reconciles its records with {@link dev.tide.optimizer.provider.ResourceProvider#list}. A provider's
+ * settings of a group live among the group's properties under the provider's prefix
+ * ({@code local.}, {@code kubernetes.}), declared as typed options by
+ * {@link dev.tide.optimizer.provider.ResourceProvider#groupOptions} and checked with the group's
+ * configuration. Meta's own settings of the {@code kubernetes} provider (namespace, image, meta
+ * address, Secrets) are {@link dev.tide.optimizer.provider.KubernetesOptions}, checked when meta starts.
  */
 package dev.tide.optimizer.provider;

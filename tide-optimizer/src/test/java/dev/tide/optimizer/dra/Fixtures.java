@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Hand-built inputs for the pure scale core. */
 final class Fixtures {
@@ -14,13 +15,20 @@ final class Fixtures {
 
   private Fixtures() {}
 
-  /** DRA on, provider kubernetes, max-parallelism 1024, K 1, defaults otherwise (backlog 60 s, sustained 30 s); then {@code kv}. */
+  /**
+   * DRA on, provider kubernetes, max-parallelism 1024, K 1, defaults otherwise (backlog 60 s, sustained 30 s); then {@code kv}
+   * (a null value removes the key).
+   */
   static GroupConfig cfg(String... kv) {
     Map<String, String> m = new HashMap<>();
     m.put("dynamic-allocation.enabled", "true");
     m.put("dynamic-allocation.max-parallelism", "1024");
     for (int i = 0; i < kv.length; i += 2) {
-      m.put(kv[i], kv[i + 1]);
+      if (kv[i + 1] == null) {
+        m.remove(kv[i]);
+      } else {
+        m.put(kv[i], kv[i + 1]);
+      }
     }
     return GroupConfig.parse(m, "kubernetes");
   }
@@ -36,7 +44,8 @@ final class Fixtures {
     private Integer serviceable;
     private int pendingTables;
     private final List<InstanceView> instances = new ArrayList<>();
-    private final Map<String, RequestOutcome> outcomes = new HashMap<>();
+    private final Map<String, ProviderOutcome> outcomes = new HashMap<>();
+    private Map<String, Integer> providerHeld;
 
     Snap busy(int n) {
       busy = n;
@@ -89,20 +98,37 @@ final class Fixtures {
       return this;
     }
 
-    Snap outcome(String resourceId, RequestOutcome o) {
+    Snap outcome(String resourceId, ProviderOutcome o) {
       outcomes.put(resourceId, o);
+      return this;
+    }
+
+    /** The provider was listed for this round and holds {@code resourceId} with {@code threads} threads. */
+    Snap held(String resourceId, int threads) {
+      if (providerHeld == null) {
+        providerHeld = new HashMap<>();
+      }
+      providerHeld.put(resourceId, threads);
+      return this;
+    }
+
+    /** The provider was listed for this round and holds nothing (beyond what {@link #held} adds). */
+    Snap listed() {
+      if (providerHeld == null) {
+        providerHeld = new HashMap<>();
+      }
       return this;
     }
 
     GroupSnapshot build() {
       return new GroupSnapshot("g", busy, planned, serviceable == null ? planned : serviceable,
-          TableCounts.pendingOnly(pendingTables), instances, outcomes);
+          TableCounts.pendingOnly(pendingTables), instances, outcomes, Optional.ofNullable(providerHeld));
     }
   }
 
-  /** Feeds rounds to the core, carrying the state along. */
+  /** Feeds rounds to the core, carrying the state along; {@link #cfg} may change between rounds. */
   static final class Keeper {
-    final GroupConfig cfg;
+    GroupConfig cfg;
     KeeperState state = KeeperState.initial();
     ScaleDecision last;
 

@@ -13,6 +13,7 @@ import dev.tide.optimizer.group.TableLoad;
 import dev.tide.optimizer.group.TableStatus;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** Snapshot assembly from tables (spec 10) and the group metrics (spec 20). */
@@ -27,7 +28,7 @@ class GroupMetricsAndSnapshotTest {
         new TableLoad("d", TableStatus.COMMITTING, 0.5, 0, 0),
         new TableLoad("e", TableStatus.IDLE, 0.5, 0, 0));
     List<InstanceView> instances = List.of(InstanceView.launched("i1", 2, 2, "r1"), InstanceView.launched("i2", 2, 1, "r2"));
-    GroupSnapshot s = GroupSnapshot.fromTables("g", tables, instances, Map.of());
+    GroupSnapshot s = GroupSnapshot.fromTables("g", tables, instances, Map.of(), Optional.empty());
     assertThat(s.busyThreads()).isEqualTo(3);
     assertThat(s.plannedTasks()).isEqualTo(15);
     assertThat(s.serviceablePlannedTasks()).isEqualTo(6);
@@ -42,10 +43,10 @@ class GroupMetricsAndSnapshotTest {
 
   @Test
   void snapshotRefusesInconsistentCounts() {
-    assertThatThrownBy(() -> new GroupSnapshot("g", 0, 1, 2, TableCounts.NONE, List.of(), Map.of()))
+    assertThatThrownBy(() -> new GroupSnapshot("g", 0, 1, 2, TableCounts.NONE, List.of(), Map.of(), Optional.empty()))
         .hasMessageContaining("0 ≤ serviceable ≤ planned");
     assertThatThrownBy(() -> new GroupSnapshot("g", 0, 0, 0, TableCounts.NONE,
-        List.of(InstanceView.manual("x", 1, 0), InstanceView.manual("x", 1, 0)), Map.of()))
+        List.of(InstanceView.manual("x", 1, 0), InstanceView.manual("x", 1, 0)), Map.of(), Optional.empty()))
         .hasMessageContaining("instance x listed twice");
   }
 
@@ -73,15 +74,7 @@ class GroupMetricsAndSnapshotTest {
     assertThat(m.configInvalid()).isZero();
     assertThat(GroupMetrics.NAMES).hasSize(16);
 
-    GroupConfig.Loaded bad = GroupConfig.loadStored(Map.of("dynamic-allocation.enabled", "true"), "local");
+    GroupConfig.Loaded bad = GroupConfig.loadStored(Map.of("dynamic-allocation.enabled", "true"), "local", List.of());
     assertThat(GroupMetrics.of(withDemand, KeeperState.initial(), bad.invalid(), T0).configInvalid()).isEqualTo(1);
-  }
-
-  @Test
-  void aDisabledGroupIsRefusedByTheCore() {
-    GroupConfig off = GroupConfig.parse(Map.of(), "local");
-    assertThatThrownBy(() -> ScaleDecider.decide(snap().build(), KeeperState.initial(), off, T0))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("dynamic allocation is disabled");
   }
 }

@@ -8,15 +8,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tide.common.time.ManualClock;
 import dev.tide.optimizer.group.GroupConfig;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
  * A single-threaded keeper shell over a manual clock: it jumps the clock to the earlier of the core's
  * {@code nextEvaluationMs} and the next world event (a registration), reads the clock once per round,
- * and realizes the decision against a fake provider. The spec's timelines must come out exactly.
+ * and realizes the decision against a fake provider (requests register after the boot delay unless
+ * lost; releases are confirmed in the next snapshot). The spec's timelines must come out exactly.
  */
 class KeeperTimelineSimulationTest {
 
@@ -27,6 +31,11 @@ class KeeperTimelineSimulationTest {
     final long bootDelayMs;
     final TreeMap<Long, List<String>> registrations = new TreeMap<>(); // time → resource ids
     final Map<String, Integer> registered = new TreeMap<>(); // resource id → threads
+    /** Requests (by 0-based index) that never register, like a pod that is never scheduled. */
+    final Set<Integer> lost = new HashSet<>();
+    final Map<String, ProviderOutcome> outcomes = new TreeMap<>();
+    final List<Long> releases = new ArrayList<>(); // seconds after T0
+    int requests;
     int plannedTasks;
     int pendingTables;
     final List<Long> evaluations = new ArrayList<>();
@@ -47,7 +56,7 @@ class KeeperTimelineSimulationTest {
         threads += e.getValue();
       }
       return new GroupSnapshot("g", threads, plannedTasks, plannedTasks, TableCounts.pendingOnly(pendingTables), instances,
-          Map.of());
+          outcomes, Optional.empty());
     }
 
     /** Runs rounds until {@code untilMs}; {@code onRegistered} updates the world when an instance registers. */
@@ -69,9 +78,18 @@ class KeeperTimelineSimulationTest {
         }
         evaluations.add(now - T0);
         ScaleDecision d = ScaleDecider.decide(snapshot(), state, cfg, now);
+        outcomes.clear();
+        for (Release r : d.releases()) {
+          releases.add((now - T0) / S);
+          outcomes.put(r.resourceId(), ProviderOutcome.RELEASED);
+        }
         d.scaleUp().ifPresent(u -> {
           adds.add(new long[] {(now - T0) / S, u.instances()});
-          registrations.computeIfAbsent(now + bootDelayMs, t -> new ArrayList<>()).addAll(u.resourceIds());
+          for (String id : u.resourceIds()) {
+            if (!lost.contains(requests++)) {
+              registrations.computeIfAbsent(now + bootDelayMs, t -> new ArrayList<>()).add(id);
+            }
+          }
         });
         state = d.state();
         next = d.nextEvaluationMs();
@@ -104,6 +122,17 @@ class KeeperTimelineSimulationTest {
     w.run(T0 + 200 * S, () -> w.pendingTables = Math.max(0, w.pendingTables - 1));
     assertThat(timeline(w)).containsExactly("+60s:1", "+90s:1", "+120s:1");
     assertThat(w.evaluations.subList(0, 2)).containsExactly(0L, 60_000L);
+  }
+
+  @Test
+  void aProbeThatNeverRegistersIsReleasedAtItsBootDeadlineAndReplacedAfterANewGate() {
+    World w = new World(cfg(), 20 * S);
+    w.pendingTables = 3;
+    w.lost.add(0);
+    w.run(T0 + 400 * S, () -> w.pendingTables = Math.max(0, w.pendingTables - 1));
+    assertThat(w.releases).containsExactly(240L);
+    // While it boots the probe covers the cold start; once released the demand returns and waits 60 s again.
+    assertThat(timeline(w)).containsExactly("+60s:1", "+300s:1", "+330s:1", "+360s:1");
   }
 
   @Test

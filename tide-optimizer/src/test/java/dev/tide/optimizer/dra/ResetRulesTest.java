@@ -7,6 +7,7 @@ import static dev.tide.optimizer.dra.Fixtures.snap;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tide.optimizer.dra.Fixtures.Keeper;
+import dev.tide.optimizer.group.GroupConfig;
 import org.junit.jupiter.api.Test;
 
 /** Ramp and backlog-timer resets (spec 12, 13, 15) and the planning-bound edge trigger (spec 16). */
@@ -134,5 +135,73 @@ class ResetRulesTest {
       assertThat(d.noChange()).as("t=%d", t).isTrue();
       assertThat(d.state().backlog()).isEmpty();
     }
+  }
+
+  @Test
+  void demandCoveredByBootingCapacityIsNoDemandSoTimerAndRampReset() {
+    Keeper k = rampedTo4(snap().busyInstances(1, 1).planned(1000)); // 3 threads requested, booting
+    // The backlog shrank to what the booting requests cover: busy 1 + planned 3 = effective 1 + 3 requested.
+    ScaleDecision covered = k.round(snap().busyInstances(1, 1).planned(3).build(), T0 + 100 * S);
+    assertThat(covered.instancesRequested()).isZero();
+    assertThat(covered.state().backlog()).isEmpty();
+    assertThat(covered.state().ramp()).isEqualTo(1);
+    assertThat(covered.summary()).contains("no demand: backlog timer and ramp reset");
+    // A later need starts a new scheduler-backlog-timeout gate, at ramp 1.
+    Fixtures.Snap more = snap().busyInstances(1, 1).planned(10);
+    assertThat(k.add(more.build(), T0 + 120 * S)).isZero();
+    assertThat(k.last.nextEvaluationMs()).isEqualTo(T0 + 180 * S);
+    assertThat(k.add(more.build(), T0 + 180 * S)).isEqualTo(1);
+  }
+
+  @Test
+  void aSynchronouslyFailedRequestDoesNotAdvanceTheRamp() {
+    Keeper k = new Keeper(cfg());
+    Fixtures.Snap demand = snap().busyInstances(1, 1).planned(1000);
+    k.round(demand.build(), T0);
+    assertThat(k.add(demand.build(), T0 + 60 * S)).isEqualTo(1);
+    ScaleDecision two = k.round(demand.build(), T0 + 90 * S);
+    assertThat(two.instancesRequested()).isEqualTo(2);
+    assertThat(two.state().ramp()).isEqualTo(4);
+    for (String rid : two.scaleUp().orElseThrow().resourceIds()) {
+      demand.outcome(rid, ProviderOutcome.REQUEST_FAILED);
+    }
+    ScaleDecision retry = k.round(demand.build(), T0 + 120 * S);
+    assertThat(retry.instancesRequested()).as("the same step again").isEqualTo(2);
+    assertThat(retry.state().ramp()).isEqualTo(4);
+    assertThat(retry.summary()).contains("ramp stays at 2");
+  }
+
+  @Test
+  void aConfigurationChangeInTheMiddleOfAnEpisodeAppliesFromTheNextRound() {
+    GroupSnapshot demand = snap().busyInstances(1, 1).planned(100).build();
+    ScaleDecision first = ScaleDecider.decide(demand, KeeperState.initial(), cfg(), T0);
+    assertThat(first.nextEvaluationMs()).isEqualTo(T0 + 60 * S);
+    GroupConfig shorter = cfg("dynamic-allocation.scheduler-backlog-timeout", "20s",
+        "dynamic-allocation.sustained-backlog-timeout", "5s");
+    ScaleDecision changed = ScaleDecider.decide(demand, first.state(), shorter, T0 + 10 * S);
+    assertThat(changed.instancesRequested()).isZero();
+    assertThat(changed.nextEvaluationMs()).as("the new gate, from the episode's start").isEqualTo(T0 + 20 * S);
+    ScaleDecision add = ScaleDecider.decide(demand, changed.state(), shorter, T0 + 20 * S);
+    assertThat(add.instancesRequested()).isEqualTo(1);
+    // And back to a longer spacing: the next add waits the new sustained-backlog-timeout from the last add.
+    ScaleDecision longer = ScaleDecider.decide(demand, add.state(), cfg(), T0 + 25 * S);
+    assertThat(longer.instancesRequested()).isZero();
+    assertThat(longer.nextEvaluationMs()).isEqualTo(T0 + 50 * S);
+  }
+
+  @Test
+  void aBootingProbeCoversTheColdStartSoTheNextProbeWaitsANewGate() {
+    Keeper k = new Keeper(cfg());
+    k.round(snap().pendingTables(3).build(), T0);
+    String r1 = k.round(snap().pendingTables(3).build(), T0 + 60 * S).scaleUp().orElseThrow().resourceIds().get(0);
+    // Effective 1 (the probe, booting) > busy 0: no future demand, the episode ends.
+    ScaleDecision booting = k.round(snap().pendingTables(3).build(), T0 + 70 * S);
+    assertThat(booting.instancesRequested()).isZero();
+    assertThat(booting.state().backlog()).isEmpty();
+    // Registered and busy, tables still PENDING: future demand again, behind a new gate.
+    Fixtures.Snap busy = snap().launchedAs("p1", 1, 1, r1).busy(1).pendingTables(2);
+    assertThat(k.add(busy.build(), T0 + 90 * S)).isZero();
+    assertThat(k.last.nextEvaluationMs()).isEqualTo(T0 + 150 * S);
+    assertThat(k.add(busy.build(), T0 + 150 * S)).isEqualTo(1);
   }
 }

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tide.common.config.ConfigException;
+import dev.tide.common.config.ConfigOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -55,16 +57,19 @@ class GroupConfigTest {
   }
 
   @Test
-  void parsesAnEnabledGroupAndIgnoresProviderProperties() {
+  void parsesAnEnabledGroupWithTheSettingsItsProviderDeclares() {
+    List<ConfigOption<?>> providerOptions = List.of(ConfigOption.stringOption("kubernetes.image", null, "image"));
     GroupConfig c = GroupConfig.parse(enabled("dynamic-allocation.min-parallelism", "4",
         "dynamic-allocation.executor-parallelism", "4", "dynamic-allocation.sustained-backlog-timeout", "10s",
-        "memory", "2048", "kubernetes.image", "tide/optimizer:1"), "kubernetes");
+        "kubernetes.image", "tide/optimizer:1"), "kubernetes", providerOptions);
     assertThat(c.draEnabled()).isTrue();
     assertThat(c.maxParallelism()).isEqualTo(16);
     assertThat(c.minParallelism()).isEqualTo(4);
     assertThat(c.executorParallelism()).isEqualTo(4);
     assertThat(c.sustainedBacklogTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.provider()).isEqualTo("kubernetes");
+    assertThatThrownBy(() -> GroupConfig.parse(enabled("kubernetes.image", "tide/optimizer:1"), "local"))
+        .as("another provider's setting").hasMessageContaining("'kubernetes.image': unknown option");
   }
 
   @Test
@@ -143,11 +148,15 @@ class GroupConfigTest {
   }
 
   @Test
-  void combinationsAreNotCheckedWhileDisabled() {
-    GroupConfig c = GroupConfig.parse(Map.of("dynamic-allocation.min-parallelism", "20", "dynamic-allocation.max-parallelism",
-        "10"), "external");
+  void onlyTheFloorsCombinationIsCheckedWhileDisabled() {
+    GroupConfig c = GroupConfig.parse(Map.of("dynamic-allocation.executor-parallelism", "20", "dynamic-allocation.max-parallelism",
+        "10", "dynamic-allocation.sustained-backlog-timeout", "10min"), "external");
     assertThat(c.draEnabled()).isFalse();
-    assertThat(c.minParallelism()).isEqualTo(20);
+    assertThat(c.executorParallelism()).isEqualTo(20);
+    refused(Map.of("dynamic-allocation.min-parallelism", "20", "dynamic-allocation.max-parallelism", "10"), "local",
+        "invalid value '20' for option 'dynamic-allocation.min-parallelism': must be at most dynamic-allocation.max-parallelism (10)");
+    assertThat(GroupConfig.parse(Map.of("dynamic-allocation.min-parallelism", "20"), "local").minParallelism())
+        .as("no cap set: nothing to fit under").isEqualTo(20);
   }
 
   @Test
@@ -163,12 +172,12 @@ class GroupConfigTest {
 
   @Test
   void aStoredInvalidConfigurationIsTreatedAsDisabledNeverHalfApplied() {
-    GroupConfig.Loaded ok = GroupConfig.loadStored(enabled(), "local");
+    GroupConfig.Loaded ok = GroupConfig.loadStored(enabled(), "local", List.of());
     assertThat(ok.invalid()).isFalse();
     assertThat(ok.config().draEnabled()).isTrue();
 
     GroupConfig.Loaded bad = GroupConfig.loadStored(enabled("dynamic-allocation.min-parallelism", "30",
-        "dynamic-allocation.drain-timeout", "1min"), "local");
+        "dynamic-allocation.drain-timeout", "1min"), "local", List.of());
     assertThat(bad.invalid()).isTrue();
     assertThat(bad.invalidReason()).hasValueSatisfying(r -> assertThat(r).contains("dynamic-allocation.min-parallelism"));
     assertThat(bad.config().draEnabled()).isFalse();
@@ -203,5 +212,24 @@ class GroupConfigTest {
         .hasSameHashCodeAs(GroupConfig.parse(enabled(), "local"))
         .isNotEqualTo(GroupConfig.parse(enabled(), "kubernetes"));
     assertThat(GroupConfig.parse(enabled(), "local").toString()).contains("dynamic-allocation.max-parallelism=16");
+  }
+
+  @Test
+  void aFloorWithoutDynamicAllocationMustFitUnderTheCapToo() {
+    // The floor-only keeper tops a group without DRA up to min-parallelism in whole instances of K threads.
+    refused(Map.of("dynamic-allocation.min-parallelism", "4", "dynamic-allocation.executor-parallelism", "8",
+        "dynamic-allocation.max-parallelism", "4"), "local",
+        "invalid value '4' for option 'dynamic-allocation.min-parallelism': must be such that ceil(min/K)·K ≤"
+            + " dynamic-allocation.max-parallelism: whole instances of K=8 threads reach 8 > 4");
+    assertThat(GroupConfig.parse(Map.of("dynamic-allocation.executor-parallelism", "8", "dynamic-allocation.max-parallelism", "4"),
+        "local").draEnabled()).as("no floor: nothing to fit").isFalse();
+  }
+
+  @Test
+  void unknownKeysAreRefusedNamingTheKnownOnes() {
+    assertThatThrownBy(() -> GroupConfig.parse(Map.of("no.such.key", "1"), "local"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("option 'no.such.key': unknown option; known options are [")
+        .hasMessageContaining("dynamic-allocation.enabled").hasMessageContaining("optimizer.task-ack-timeout");
   }
 }

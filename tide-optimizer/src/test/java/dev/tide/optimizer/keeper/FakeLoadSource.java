@@ -25,6 +25,12 @@ final class FakeLoadSource implements GroupLoadSource {
     fire();
   }
 
+  /** Like {@link #load} but without telling the listeners: an event the keeper missed. */
+  void loadSilently(String group, int planned, int busy) {
+    tables.put(group, List.of(new TableLoad("t", planned > 0 || busy > 0 ? TableStatus.OPTIMIZING : TableStatus.IDLE, 1.0, planned,
+        busy)));
+  }
+
   void pendingTables(String group, int n) {
     List<TableLoad> l = new ArrayList<>();
     for (int i = 0; i < n; i++) {

@@ -3,13 +3,16 @@ package dev.tide.optimizer.keeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tide.common.time.Clock;
 import dev.tide.common.time.ManualClock;
 import dev.tide.optimizer.dra.GroupMetrics;
 import dev.tide.optimizer.dra.InstanceView;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.provider.ExternalProvider;
+import dev.tide.optimizer.provider.LaunchSpec;
 import dev.tide.optimizer.provider.ResourceProvider;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +49,12 @@ class GroupKeepersTest {
   }
 
   private GroupKeepers newKeepers() {
+    return newKeepers(clock);
+  }
+
+  private GroupKeepers newKeepers(Clock keeperClock) {
     Map<String, ResourceProvider> providers = Map.of(provider.name(), provider, ExternalProvider.NAME, new ExternalProvider());
-    GroupKeepers k = new GroupKeepers(clock, scheduler, load, store, providers);
+    GroupKeepers k = new GroupKeepers(keeperClock, scheduler, load, store, providers);
     k.start();
     return k;
   }
@@ -87,7 +94,6 @@ class GroupKeepersTest {
     clock.set(T0 + 10 * S);
     load.load(G, 5, 0); // event: demand begins
     scheduler.runDue();
-    assertThat(scheduler.pendingTimes()).contains(T0 + 70 * S);
 
     at(T0 + 70 * S - 1);
     assertThat(provider.requested).isEmpty();
@@ -131,7 +137,8 @@ class GroupKeepersTest {
     assertThat(effective()).isEqualTo(2);
     at(T0 + 3 * MIN);
     assertThat(provider.requested).hasSize(2);
-    assertThat(keepers.show(G).orElseThrow().lastDecision()).contains("did not register within dra.boot-deadline 3min");
+    assertThat(keepers.show(G).orElseThrow().recentActions()).extracting(KeeperAction::reason)
+        .anySatisfy(r -> assertThat(r).startsWith("release " + provider.requested.get(0) + " (request past its boot deadline"));
   }
 
   @Test
@@ -217,7 +224,8 @@ class GroupKeepersTest {
     assertThat(provider.released).isEmpty();
     at(T0 + 20 * MIN);
     assertThat(provider.released).containsExactly("res-a");
-    assertThat(keepers.show(G).orElseThrow().lastDecision()).contains("forcibly: drain-timeout 15min");
+    assertThat(keepers.show(G).orElseThrow().recentActions()).extracting(KeeperAction::reason)
+        .anySatisfy(r -> assertThat(r).contains("forcibly: drain-timeout 15min"));
     at(T0 + 30 * MIN);
     assertThat(provider.released).as("released once while it waits to expire").containsExactly("res-a");
   }
@@ -285,12 +293,17 @@ class GroupKeepersTest {
     assertThat(provider.requested).hasSize(2);
     assertThat(effective()).isEqualTo(4);
 
+    provider.running.put("orphan-1", LaunchSpec.of(G, "orphan-1", 2, Map.of())); // counted as booting from the next listing
+    at(T0 + MIN);
     assertThat(keepers.delete(G)).isTrue();
-    assertThat(provider.released).containsExactlyInAnyOrderElementsOf(provider.requested);
+    List<String> held = new ArrayList<>(provider.requested);
+    held.add("orphan-1");
+    assertThat(provider.released).as("everything the group may hold, the record-less orphan too")
+        .containsExactlyInAnyOrderElementsOf(held);
     assertThat(store.resources).isEmpty();
     assertThat(scheduler.pendingTimes()).isEmpty();
 
-    clock.set(T0 + 5 * S);
+    clock.set(T0 + MIN + 5 * S);
     create(dra("dynamic-allocation.min-parallelism", "2"));
     assertThat(provider.requested).hasSize(3);
     assertThat(effective()).isEqualTo(2);
@@ -352,8 +365,11 @@ class GroupKeepersTest {
     scheduler.runDue();
     assertThat(provider.requested).hasSize(1);
     assertThat(restarted.show(G).orElseThrow().metrics().effectiveThreads()).isEqualTo(2);
-    scheduler.runUntil(T0 + 3 * MIN);
-    assertThat(provider.requested).as("re-requested at the original boot deadline").hasSize(2);
+    scheduler.runUntil(T0 + 4 * MIN - 1);
+    assertThat(provider.requested).as("one boot deadline from the restart to (re-)register").hasSize(1);
+    scheduler.runUntil(T0 + 4 * MIN);
+    assertThat(provider.released).containsExactly(provider.requested.get(0));
+    assertThat(provider.requested).hasSize(2);
   }
 
   @Test
@@ -380,5 +396,149 @@ class GroupKeepersTest {
     assertThat(store.groups).containsOnlyKeys(G);
     assertThat(keepers.list().get(0).definition().properties()).isEqualTo(store.groups.get(G).properties());
     assertThat(List.copyOf(keepers.providers())).containsExactly("external", "in-process");
+  }
+
+  // ---------------------------------------------------------------- issue 13: allocation bugs
+
+  @Test
+  void aRequestPrunedAtItsBootDeadlineIsReleasedThroughTheProviderAndItsRecordDeleted() {
+    create(dra("dynamic-allocation.min-parallelism", "2"));
+    String rid = provider.requested.get(0);
+    at(T0 + 3 * MIN);
+    assertThat(provider.released).containsExactly(rid);
+    assertThat(provider.running).doesNotContainKey(rid);
+    assertThat(store.resources).doesNotContainKey(rid);
+    assertThat(keepers.show(G).orElseThrow().resources()).extracting(ResourceRecord::resourceId).doesNotContain(rid);
+    assertThat(provider.requested).as("the floor is requested again").hasSize(2);
+  }
+
+  @Test
+  void anExpiredRequestWhoseReleaseFailsCountsAgainstTheCapUntilTheReleaseIsConfirmed() {
+    create(dra("dynamic-allocation.min-parallelism", "12"));
+    assertThat(provider.requested).hasSize(6);
+    provider.failReleases = true;
+    at(T0 + 3 * MIN + 29 * S);
+    assertThat(provider.released).isEmpty();
+    assertThat(provider.requested).as("the unreleased requests still hold the cap").hasSize(6);
+    assertThat(keepers.show(G).orElseThrow().lastDecision()).contains("no room");
+    provider.failReleases = false;
+    at(T0 + 3 * MIN + 30 * S);
+    assertThat(provider.released).hasSize(6);
+    assertThat(provider.requested).as("replaced once released").hasSize(12);
+    assertThat(provider.running).hasSize(6);
+  }
+
+  @Test
+  void atStartStoredRecordsAreReconciledWithWhatTheProviderHolds() {
+    store.putGroup(GroupDefinition.of(G, provider.name(), dra("dynamic-allocation.min-parallelism", "2")));
+    store.putResource(new ResourceRecord("gone-1", G, 2, T0 - 10 * S)); // deleted by hand while meta was down
+    provider.running.put("orphan-1", LaunchSpec.of(G, "orphan-1", 2, Map.of())); // held, but its record was never written
+    GroupKeepers restarted = newKeepers();
+    scheduler.runDue();
+    assertThat(store.resources).doesNotContainKey("gone-1");
+    assertThat(restarted.show(G).orElseThrow().metrics().effectiveThreads()).as("the held resource counts, the gone one not")
+        .isEqualTo(2);
+    assertThat(provider.requested).isEmpty();
+    at(T0 + 3 * MIN);
+    assertThat(provider.released).as("never registered: released at its boot deadline").containsExactly("orphan-1");
+    assertThat(provider.requested).hasSize(1);
+  }
+
+  @Test
+  void aBootingResourceDeletedByHandIsNoticedAtTheNextSafetyRound() {
+    create(dra("dynamic-allocation.min-parallelism", "2"));
+    String rid = provider.requested.get(0);
+    clock.set(T0 + 10 * S);
+    provider.running.remove(rid);
+    at(T0 + MIN);
+    assertThat(provider.requested).as("replaced at the safety round, not at its boot deadline").hasSize(2);
+    assertThat(store.resources).doesNotContainKey(rid);
+  }
+
+  @Test
+  void disablingDynamicAllocationDuringADrainFinishesTheDrain() {
+    create(dra());
+    load.register(G, InstanceView.launched("opt-a", 2, 0, "res-a"));
+    load.taskOnDrain = true; // the drain starts with a task in flight
+    scheduler.runDue();
+    at(T0 + 5 * MIN);
+    assertThat(load.drained).containsExactly("opt-a");
+    assertThat(provider.released).isEmpty();
+
+    clock.set(T0 + 5 * MIN + 10 * S);
+    keepers.update(G, Map.of("dynamic-allocation.enabled", "false"), Set.of());
+    scheduler.runDue();
+    clock.set(T0 + 5 * MIN + 20 * S);
+    load.register(G, InstanceView.launched("opt-a", 2, 0, "res-a")); // its task ends
+    at(T0 + 7 * MIN);
+    assertThat(provider.released).as("the drain is finished, not forgotten").containsExactly("res-a");
+    assertThat(keepers.show(G).orElseThrow().metrics().drainingInstances()).isEqualTo(1);
+    load.unregister(G, "opt-a");
+    at(T0 + 8 * MIN);
+    assertThat(keepers.show(G).orElseThrow().metrics().drainingInstances()).isZero();
+  }
+
+  @Test
+  void aShortenedBacklogTimeoutTakesEffectFromTheNextRound() {
+    create(dra());
+    load.load(G, 5, 0);
+    scheduler.runDue();
+    clock.set(T0 + 10 * S);
+    keepers.update(G, Map.of("dynamic-allocation.scheduler-backlog-timeout", "20s"), Set.of());
+    at(T0 + 20 * S - 1);
+    assertThat(provider.requested).isEmpty();
+    at(T0 + 20 * S);
+    assertThat(provider.requested).as("gate of the new 20 s from the episode's start").hasSize(1);
+  }
+
+  @Test
+  void theFloorOnlyKeeperSaysWhyItCannotReachTheFloor() {
+    create(dra("dynamic-allocation.enabled", "false", "dynamic-allocation.min-parallelism", "4",
+        "dynamic-allocation.executor-parallelism", "4", "dynamic-allocation.max-parallelism", "4"));
+    assertThat(provider.requested).hasSize(1);
+    load.register(G, InstanceView.manual("by-hand", 2, 0));
+    clock.set(T0 + 5 * S);
+    provider.running.clear(); // the requested instance is gone
+    at(T0 + 10 * MIN);
+    String decision = keepers.show(G).orElseThrow().lastDecision();
+    assertThat(decision).doesNotContain("≥ min-parallelism");
+    assertThat(decision).contains("effective 2 < min-parallelism 4").contains("max-parallelism 4");
+  }
+
+  @Test
+  void aWallClockStepBackDoesNotDelayScaling() {
+    SteppedClock wall = new SteppedClock(clock);
+    keepers.close();
+    keepers = newKeepers(wall);
+    create(dra());
+    load.load(G, 5, 0); // demand at T0: the gate opens at T0+60 s
+    scheduler.runDue();
+    at(T0 + 30 * S);
+    wall.stepWall(-60 * MIN);
+    at(T0 + 60 * S);
+    assertThat(provider.requested).as("deadlines run on the monotonic clock").hasSize(1);
+  }
+
+  @Test
+  void aMissedWorkloadEventIsCaughtByTheSafetyRound() {
+    create(dra());
+    load.loadSilently(G, 5, 0);
+    at(T0 + 2 * MIN);
+    assertThat(provider.requested).hasSize(1);
+  }
+
+  @Test
+  void unknownPropertiesAreRefusedNamingTheKnownKeys() {
+    assertThatThrownBy(() -> keepers.create(GroupDefinition.of("x", provider.name(), Map.of("no.such.key", "1"))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("create of optimizer group 'x' refused")
+        .hasMessageContaining("'no.such.key'").hasMessageContaining("known options are")
+        .hasMessageContaining("dynamic-allocation.max-parallelism");
+    assertThat(keepers.show("x")).isEmpty();
+    assertThat(store.groups).doesNotContainKey("x");
+    create(dra());
+    assertThatThrownBy(() -> keepers.update(G, Map.of("kubernetes.memory", "2Gi"), Set.of()))
+        .as("a setting of another provider").hasMessageContaining("'kubernetes.memory'");
+    assertThat(store.groups.get(G).properties()).doesNotContainKey("kubernetes.memory");
   }
 }

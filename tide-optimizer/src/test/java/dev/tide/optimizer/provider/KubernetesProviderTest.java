@@ -2,6 +2,7 @@ package dev.tide.optimizer.provider;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tide.optimizer.group.GroupConfig;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -22,7 +23,8 @@ class KubernetesProviderTest {
   @BeforeEach
   void setUp() {
     client.apps().deployments().inNamespace(NS).delete();
-    provider = new KubernetesProvider(client, new KubernetesProvider.Settings(NS, "tide:latest", "meta.tide:7070", Optional.of("tide-token")));
+    provider = new KubernetesProvider(client, new KubernetesProvider.Settings(NS, "tide:latest", "meta.tide:7070", Optional.of("tide-token"),
+        Optional.of("tide-optimizer-config")));
   }
 
   private List<Deployment> deployments() {
@@ -42,7 +44,17 @@ class KubernetesProviderTest {
     var container = d.getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getImage()).isEqualTo("tide:latest");
     assertThat(container.getArgs()).containsExactly("optimizer", "--meta", "meta.tide:7070", "--threads", "4", "--group", "heavy",
-        "--resource-id", "heavy-1-0");
+        "--resource-id", "heavy-1-0", "--config", "/etc/tide/optimizer.properties");
+    // The object store configuration comes from a Secret mounted read-only where --config points.
+    assertThat(container.getVolumeMounts()).singleElement().satisfies(m -> {
+      assertThat(m.getMountPath()).isEqualTo("/etc/tide");
+      assertThat(m.getReadOnly()).isTrue();
+    });
+    assertThat(d.getSpec().getTemplate().getSpec().getVolumes()).singleElement().satisfies(v -> {
+      assertThat(v.getName()).isEqualTo(container.getVolumeMounts().get(0).getName());
+      assertThat(v.getSecret().getSecretName()).isEqualTo("tide-optimizer-config");
+      assertThat(v.getSecret().getItems()).singleElement().satisfies(i -> assertThat(i.getKey()).isEqualTo("optimizer.properties"));
+    });
     // The token comes from a Secret: neither the args nor the Deployment hold it.
     assertThat(container.getEnv()).singleElement().satisfies(e -> {
       assertThat(e.getName()).isEqualTo("TIDE_TOKEN");
@@ -81,8 +93,11 @@ class KubernetesProviderTest {
         .isInstanceOf(ProviderException.class).hasMessageContaining("default-1-2")
         .hasMessageContaining("invalid value 'lots' for option 'kubernetes.memory'");
     assertThat(deployments()).isEmpty();
-    org.assertj.core.api.Assertions.assertThatThrownBy(() -> provider.validate(Map.of("kubernetes.cpu", "0")))
+    // A group's provider settings are declared options: checked when the group is created or updated.
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+        () -> GroupConfig.parse(Map.of("kubernetes.cpu", "0"), KubernetesProvider.NAME, provider.groupOptions()))
         .hasMessageContaining("'0'").hasMessageContaining("kubernetes.cpu").hasMessageContaining("positive Kubernetes quantity");
-    provider.validate(Map.of("kubernetes.cpu", "1500m", "kubernetes.memory", "3Gi"));
+    GroupConfig.parse(Map.of("kubernetes.cpu", "1500m", "kubernetes.memory", "3Gi", "kubernetes.image", "tide:2"), KubernetesProvider.NAME,
+        provider.groupOptions());
   }
 }

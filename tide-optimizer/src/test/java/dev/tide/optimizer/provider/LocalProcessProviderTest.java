@@ -27,7 +27,7 @@ class LocalProcessProviderTest {
   @Test
   void spawnsAnOptimizerJvmWithItsArgumentsAndStopsIt() throws Exception {
     try (LocalProcessProvider p = provider(SleepingMain.class.getName())) {
-      LaunchSpec spec = LaunchSpec.of("default", "default-1-0", 3, Map.of(LocalProcessProvider.JVM_OPTIONS, "-Xmx64m -Xss512k"));
+      LaunchSpec spec = LaunchSpec.of("default", "default-1-0", 3, Map.of(LocalProcessProvider.JVM_OPTIONS.key(), "-Xmx64m -Xss512k"));
       p.request(spec);
       p.request(spec); // idempotent: still one process
       ProcessHandle h = p.process("default-1-0").orElseThrow();
