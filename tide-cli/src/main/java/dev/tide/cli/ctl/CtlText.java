@@ -28,7 +28,8 @@ final class CtlText {
     List<List<String>> rows = new ArrayList<>();
     for (WorkerSummary w : c.getWorkersList()) {
       rows.add(List.of(String.valueOf(w.getId()), w.getAddress(), String.valueOf(w.getSlots()), String.valueOf(w.getActors()),
-          w.getDraining() ? "draining" : "active"));
+          (w.getDraining() ? "draining" : "active") + (w.getMostOfOneFragment() > w.getSlots()
+              ? ", oversubscribed (" + w.getMostOfOneFragment() + " actors of one fragment on " + w.getSlots() + " slots)" : "")));
     }
     if (!rows.isEmpty()) {
       lines.addAll(TextTable.render(INDENT, List.of("id", "address", "slots", "actors", "state"), rows));

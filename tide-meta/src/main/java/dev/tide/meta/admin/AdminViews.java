@@ -36,12 +36,18 @@ public final class AdminViews {
 
   static ClusterResponse cluster(ClusterSnapshot s) {
     TreeMap<Integer, Integer> actors = new TreeMap<>();
+    TreeMap<Integer, Integer> mostOfOne = new TreeMap<>();
     for (ClusterSnapshot.JobView j : s.jobs().values()) {
       j.layout().actorsPerWorker().forEach((w, n) -> actors.merge(w, n, Integer::sum));
+      for (List<ActorPlacement> fragment : j.layout().fragments().values()) {
+        TreeMap<Integer, Integer> perWorker = new TreeMap<>();
+        fragment.forEach(a -> perWorker.merge(a.workerId(), 1, Integer::sum));
+        perWorker.forEach((w, n) -> mostOfOne.merge(w, n, Math::max));
+      }
     }
     ClusterResponse.Builder out = ClusterResponse.newBuilder();
     s.workers().stream().sorted((a, b) -> Integer.compare(a.id(), b.id())).forEach(w -> out.addWorkers(worker(w,
-        s.draining().contains(w.id()), actors.getOrDefault(w.id(), 0))));
+        s.draining().contains(w.id()), actors.getOrDefault(w.id(), 0)).toBuilder().setMostOfOneFragment(mostOfOne.getOrDefault(w.id(), 0))));
     s.jobs().values().forEach(j -> out.addJobs(job(j)));
     return out.build();
   }

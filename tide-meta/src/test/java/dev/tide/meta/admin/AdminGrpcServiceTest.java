@@ -109,6 +109,15 @@ class AdminGrpcServiceTest {
   }
 
   @Test
+  void aFragmentWithMoreActorsThanTheClustersSlotsShowsItsWorkersOversubscribed() {
+    assertThat(admin.cluster(ClusterRequest.getDefaultInstance()).getWorkersList())
+        .allSatisfy(w -> assertThat(w.getMostOfOneFragment()).isLessThanOrEqualTo(w.getSlots()));
+    admin.scale(dev.tide.proto.admin.ScaleJobRequest.newBuilder().setJob("q").setParallelism("6").build());
+    assertThat(admin.cluster(ClusterRequest.getDefaultInstance()).getWorkersList())
+        .allSatisfy(w -> assertThat(w.getMostOfOneFragment()).isEqualTo(3).isGreaterThan(w.getSlots()));
+  }
+
+  @Test
   void fragmentsShowKindsEnsemblesAndVnodeRangesCoveringEveryVnodeOnce() {
     FragmentsResponse r = admin.fragments(FragmentsRequest.newBuilder().setJob("q").build());
 

@@ -488,7 +488,8 @@ public final class HashAggOp implements Operator {
     return true;
   }
 
-  private int cachedGroups() {
+  /** Groups in the cache (for tests of eviction). */
+  int cachedGroups() {
     return cache.size() + (longCache == null ? 0 : longCache.size());
   }
 
@@ -631,8 +632,13 @@ public final class HashAggOp implements Operator {
       clearCache(); // every open group of the new vnodes is loaded with the next row or watermark
       openWindows.clear();
       loaded = false;
-    } else if (!vnodes.isSubsetOf(old)) {
-      clearCache(); // entries of regained vnodes may be stale: another actor owned them meanwhile
+    } else {
+      // Entries of lost vnodes go now, so none is stale if the vnode comes back after another actor
+      // owned it; entries of kept vnodes stay valid.
+      cache.values().removeIf(g -> !result.owns(g.key));
+      if (longCache != null) {
+        longCache.retainIf((k, g) -> result.owns(g.key));
+      }
     }
   }
 

@@ -271,11 +271,7 @@ public final class HashJoinOp implements Operator {
   private KeyRows rows(int side, boolean keep) {
     KeyRows rows = cached(side);
     if (rows == null) {
-      Object[] prefix = new Object[keyTypes[side].length];
-      for (int i = 0; i < prefix.length; i++) {
-        Object v = integerKeys ? (Object) probe[i] : boxedKey[i];
-        prefix[i] = keyTypes[side][i] == DataType.INT ? (Object) ((Long) v).intValue() : v;
-      }
+      Object[] prefix = integerKeys ? prefixOf(keyTypes[side], probe) : prefixOf(keyTypes[side], boxedKey);
       rows = new KeyRows(new ArrayList<>(tables[side].scanPrefix(prefix)), tables[side]);
       if (keep) {
         if (integerKeys) {
@@ -297,9 +293,34 @@ public final class HashJoinOp implements Operator {
         w.reset();
       }
     }
-    if (!vnodes.isSubsetOf(old)) {
-      clearCaches(); // entries of regained vnodes may be stale
+    // Entries of lost vnodes go now, so none is stale if the vnode comes back after another actor
+    // owned it; entries of kept vnodes stay valid.
+    for (int s = 0; s < 2; s++) {
+      StateTable t = tables[s];
+      DataType[] types = keyTypes[s];
+      caches.get(s).keySet().removeIf(k -> !t.owns(prefixOf(types, k.toArray())));
+      if (integerKeys) {
+        longCaches.get(s).retainIf((k, rows) -> t.owns(prefixOf(types, k)));
+      }
     }
+  }
+
+  /** The state-table key prefix of a normalized join key (integers were widened to Long: INT columns narrowed back). */
+  private static Object[] prefixOf(DataType[] types, Object[] key) {
+    Object[] prefix = new Object[types.length];
+    for (int i = 0; i < prefix.length; i++) {
+      prefix[i] = types[i] == DataType.INT && key[i] instanceof Long l ? (Object) l.intValue() : key[i];
+    }
+    return prefix;
+  }
+
+  /** The state-table key prefix of an integer join key (INT columns narrowed back). */
+  private static Object[] prefixOf(DataType[] types, long[] key) {
+    Object[] prefix = new Object[types.length];
+    for (int i = 0; i < prefix.length; i++) {
+      prefix[i] = types[i] == DataType.INT ? (Object) (int) key[i] : (Object) key[i];
+    }
+    return prefix;
   }
 
   @Override
@@ -314,6 +335,11 @@ public final class HashJoinOp implements Operator {
         }
       }
     }
+  }
+
+  /** Join keys cached for one side (for tests of eviction). */
+  int cachedKeys(int side) {
+    return caches.get(side).size() + (integerKeys ? longCaches.get(side).size() : 0);
   }
 
   private void clearCaches() {

@@ -89,6 +89,25 @@ final class LongKeyMap<V> {
     size = 0;
   }
 
+  /** Keeps only the entries {@code keep} accepts (it gets a copy of each key). */
+  @SuppressWarnings("unchecked")
+  void retainIf(java.util.function.BiPredicate<long[], V> keep) {
+    long[] oldKeys = keys;
+    Object[] oldValues = values;
+    keys = new long[oldKeys.length];
+    values = new Object[oldValues.length];
+    size = 0;
+    long[] key = new long[width];
+    for (int s = 0; s < oldValues.length; s++) {
+      if (oldValues[s] != null) {
+        System.arraycopy(oldKeys, s * width, key, 0, width);
+        if (keep.test(key.clone(), (V) oldValues[s])) {
+          put(key, (V) oldValues[s]);
+        }
+      }
+    }
+  }
+
   private boolean equalAt(int slot, long[] key) {
     int base = slot * width;
     for (int k = 0; k < width; k++) {

@@ -154,7 +154,23 @@ public final class StateTable {
     this.vnodes = newVnodes;
   }
 
-  private int vnodeOfPk(Object[] pkValues) {
+  /**
+   * Whether this actor owns the vnode of a key given by its leading pk values (at least those that
+   * hold the distribution key): what a cache keyed by them may keep after {@link #updateVnodes}.
+   *
+   * @throws IllegalArgumentException if the prefix does not cover the distribution key
+   */
+  public boolean owns(Object[] pkPrefix) {
+    for (int p : distInPk) {
+      if (p >= pkPrefix.length) {
+        throw new IllegalArgumentException("table " + tableId + ": a key prefix of " + pkPrefix.length
+            + " values does not cover the distribution key (pk position " + p + ")");
+      }
+    }
+    return vnodeCount == 1 || distKey.length == 0 || vnodes.contains(vnodeOf(pkPrefix));
+  }
+
+  private int vnodeOf(Object[] pkValues) {
     if (distKey.length == 0) {
       return 0;
     }
@@ -162,7 +178,14 @@ public final class StateTable {
     for (int i = 0; i < d.length; i++) {
       d[i] = pkValues[distInPk[i]];
     }
-    int v = hasher.vnode(d, vnodeCount);
+    return hasher.vnode(d, vnodeCount);
+  }
+
+  private int vnodeOfPk(Object[] pkValues) {
+    if (distKey.length == 0) {
+      return 0;
+    }
+    int v = vnodeOf(pkValues);
     if (vnodeCount > 1 && !vnodes.contains(v)) {
       throw new IllegalStateException("table " + tableId + ": key " + Arrays.toString(pkValues) + " is in vnode " + v
           + ", which this actor does not own (" + vnodes + ")");
