@@ -2,6 +2,7 @@ package dev.tide.meta;
 
 import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
+import dev.tide.meta.autoscale.LoadTracker;
 import dev.tide.meta.core.Command;
 import dev.tide.meta.core.Effect;
 import dev.tide.meta.core.Event;
@@ -19,6 +20,7 @@ import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
+import dev.tide.proto.stream.ActorLoad;
 import dev.tide.proto.stream.StreamServiceGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -67,6 +69,7 @@ public final class Meta implements AutoCloseable {
   private final Function<String, ManagedChannel> connector;
   private final MetaStore store;
   private final SstIds sstIds;
+  private final LoadTracker loads = new LoadTracker(10 * 60_000L);
   private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final ConcurrentHashMap<Long, CompletableFuture<Object>> waiting = new ConcurrentHashMap<>();
   private final AtomicLong requestIds = new AtomicLong();
@@ -261,9 +264,18 @@ public final class Meta implements AutoCloseable {
     return sstIds.take(count);
   }
 
-  /** A worker reports that it completed {@code epoch} of a barrier of meta run {@code runId}. Called from RPC threads. */
-  public void collected(int workerId, long runId, long epoch, List<SstInfo> ssts) {
+  /**
+   * A worker reports that it completed {@code epoch} of a barrier of meta run {@code runId}, with
+   * what its actors did in the epoch. Called from RPC threads.
+   */
+  public void collected(int workerId, long runId, long epoch, List<SstInfo> ssts, List<ActorLoad> actorLoads) {
+    loads.record(clock.nowMillis(), epoch, actorLoads);
     events.add(new Event.Collected(workerId, runId, epoch, ssts));
+  }
+
+  /** The load signals of the jobs' fragments, as the workers reported them with each epoch. */
+  public LoadTracker loads() {
+    return loads;
   }
 
   /**

@@ -40,7 +40,7 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
 
   @Override
   public void reportCollected(CollectedReport req, StreamObserver<Ack> out) {
-    meta.collected(req.getWorkerId(), req.getRunId(), req.getEpoch(), req.getSstsList());
+    meta.collected(req.getWorkerId(), req.getRunId(), req.getEpoch(), req.getSstsList(), req.getLoadsList());
     ack(out);
   }
 

@@ -227,7 +227,8 @@ public final class MetaCore {
     out.reply(id, new Command.Registered(w.id(), version));
   }
 
-  private void create(long nowMs, long id, JobDefinition def) {
+  private void create(long nowMs, long id, JobDefinition given) {
+    JobDefinition def = given.getCreatedMs() > 0 ? given : given.toBuilder().setCreatedMs(nowMs).build();
     String name = def.getName();
     if (recovery.requested()) {
       throw new IllegalStateException("create of job '" + name + "' refused: the cluster is recovering (" + recovery.reason()

@@ -13,10 +13,17 @@ import java.util.TreeMap;
  *
  * <p>The job intent is a policy: the planner clamps it to every ensemble's cap. An override is an
  * explicit request: a fixed override above its ensemble's cap is refused (see {@link LayoutPlanner}).
+ *
+ * <p>{@code autoscale}, when present, hands the job to the autoscaler, which sets fixed overrides
+ * within its range ({@code "adaptive;auto=1..8;3=4"}); null when people own the job's shape.
  */
-public record JobIntent(Intent job, SortedMap<Integer, Intent> fragmentOverrides) {
-  static final String FORM = "'<intent>' or '<intent>;<fragment>=<intent>;...', e.g. 'adaptive;3=bounded(2)', where an intent is "
-      + Intent.FORMS;
+public record JobIntent(Intent job, SortedMap<Integer, Intent> fragmentOverrides, AutoscaleSpec autoscale) {
+  static final String FORM = "'<intent>' or '<intent>;<fragment>=<intent>;...', optionally with ';auto=MIN..MAX[@U]', e.g."
+      + " 'adaptive;3=bounded(2)', where an intent is " + Intent.FORMS;
+
+  public JobIntent(Intent job, SortedMap<Integer, Intent> fragmentOverrides) {
+    this(job, fragmentOverrides, null);
+  }
 
   public JobIntent {
     if (job == null) {
@@ -51,24 +58,32 @@ public record JobIntent(Intent job, SortedMap<Integer, Intent> fragmentOverrides
   }
 
   public JobIntent withJob(Intent newJob) {
-    return new JobIntent(newJob, fragmentOverrides);
+    return new JobIntent(newJob, fragmentOverrides, autoscale);
   }
 
   public JobIntent withOverride(int rootFragmentId, Intent intent) {
     TreeMap<Integer, Intent> o = new TreeMap<>(fragmentOverrides);
     o.put(rootFragmentId, intent);
-    return new JobIntent(job, o);
+    return new JobIntent(job, o, autoscale);
   }
 
   public JobIntent withoutOverride(int rootFragmentId) {
     TreeMap<Integer, Intent> o = new TreeMap<>(fragmentOverrides);
     o.remove(rootFragmentId);
-    return new JobIntent(job, o);
+    return new JobIntent(job, o, autoscale);
   }
 
-  /** {@code "<job>;<fragment>=<intent>;..."}, overrides in fragment order; the inverse of {@link #parse}. */
+  /** The same intent with the autoscaler owning the job ({@code spec}) or not (null). */
+  public JobIntent withAutoscale(AutoscaleSpec spec) {
+    return new JobIntent(job, fragmentOverrides, spec);
+  }
+
+  /** {@code "<job>[;auto=..];<fragment>=<intent>;..."}, overrides in fragment order; the inverse of {@link #parse}. */
   public String render() {
     StringBuilder sb = new StringBuilder(job.render());
+    if (autoscale != null) {
+      sb.append(';').append(autoscale.render());
+    }
     fragmentOverrides.forEach((f, i) -> sb.append(';').append(f).append('=').append(i.render()));
     return sb.toString();
   }
@@ -81,8 +96,20 @@ public record JobIntent(Intent job, SortedMap<Integer, Intent> fragmentOverrides
     String[] parts = text.split(";", -1);
     Intent job = parsePart(text, parts[0]);
     TreeMap<Integer, Intent> overrides = new TreeMap<>();
+    AutoscaleSpec auto = null;
     for (int i = 1; i < parts.length; i++) {
       String p = parts[i];
+      if (p.strip().toLowerCase(java.util.Locale.ROOT).startsWith("auto")) {
+        if (auto != null) {
+          throw new IllegalArgumentException("job intent '" + text + "' is not valid: it sets auto twice");
+        }
+        try {
+          auto = AutoscaleSpec.parse(p);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("job intent '" + text + "' is not valid: " + e.getMessage(), e);
+        }
+        continue;
+      }
       int eq = p.indexOf('=');
       if (eq < 0 || !p.substring(0, eq).strip().matches("\\d{1,9}")) {
         throw new IllegalArgumentException("job intent '" + text + "' is not valid: override '" + p.strip()
@@ -93,7 +120,7 @@ public record JobIntent(Intent job, SortedMap<Integer, Intent> fragmentOverrides
         throw new IllegalArgumentException("job intent '" + text + "' is not valid: fragment " + f + " is overridden twice");
       }
     }
-    return new JobIntent(job, overrides);
+    return new JobIntent(job, overrides, auto);
   }
 
   private static Intent parsePart(String text, String part) {

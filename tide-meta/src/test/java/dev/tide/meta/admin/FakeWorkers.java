@@ -76,7 +76,7 @@ final class FakeWorkers implements AutoCloseable {
 
     @Override
     public void injectBarrier(InjectBarrierRequest req, StreamObserver<Ack> out) {
-      meta.collected(req.getWorkerId(), req.getRunId(), req.getBarrier().getPrevEpoch(), List.of());
+      meta.collected(req.getWorkerId(), req.getRunId(), req.getBarrier().getPrevEpoch(), List.of(), List.of());
       ack(out);
     }
 

@@ -43,7 +43,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class Actor implements Runnable {
   /** Where an actor reports barriers it has passed, the end of its source's input, and failures. */
   public interface BarrierListener {
-    void collected(long actorId, Barrier barrier);
+    /** The actor passed {@code barrier}; {@code load} is what it did since its previous barrier. */
+    void collected(long actorId, Barrier barrier, ActorLoad load);
 
     /**
      * A source actor emitted the last rows of its bounded input, and no barrier has passed it since:
@@ -111,6 +112,7 @@ public final class Actor implements Runnable {
   private volatile Thread thread;
   private volatile boolean stopping;
   private boolean sawBarrier;
+  private final LoadMeter meter = new LoadMeter();
 
   private boolean[] blocked;
   private int blockedCount;
@@ -186,6 +188,7 @@ public final class Actor implements Runnable {
     if (chunk.size() == 0) {
       return;
     }
+    meter.rowsOut(chunk.size());
     for (Dispatcher d : dispatchers) {
       d.dispatch(chunk);
     }
@@ -218,6 +221,7 @@ public final class Actor implements Runnable {
   @Override
   public void run() {
     thread = Thread.currentThread();
+    meter.bind(System.nanoTime());
     for (Input in : inputs) {
       in.channel.bindConsumer(thread);
     }
@@ -263,6 +267,7 @@ public final class Actor implements Runnable {
       long now = clock.nanoTime();
       StreamChunk c = source.next(now);
       if (c != null) {
+        meter.rowsIn(c.size());
         emitters[sourceLeaf].emit(c);
         emittedSinceBarrier = true;
       }
@@ -278,11 +283,13 @@ public final class Actor implements Runnable {
         listener.sourceEnded(actorId);
       }
       long wait = source.nanosUntilReady(now);
+      long t0 = System.nanoTime();
       if (wait == Long.MAX_VALUE) {
         LockSupport.park(this);
       } else if (wait > 0) {
         LockSupport.parkNanos(this, wait);
       }
+      meter.idle(System.nanoTime() - t0);
       if (Thread.interrupted()) {
         throw new InterruptedException();
       }
@@ -294,6 +301,7 @@ public final class Actor implements Runnable {
       Object m = nextInput();
       if (m instanceof StreamChunk c) {
         int leaf = deliveredInput.leaf;
+        meter.rowsIn(c.size());
         nodes.get(leaf).operator().process(0, c, emitters[leaf]);
       } else if (m instanceof Watermark w) {
         alignWatermark(deliveredInput, w);
@@ -345,7 +353,9 @@ public final class Actor implements Runnable {
         return m;
       }
       if (!any) {
+        long t0 = System.nanoTime();
         LockSupport.park(this);
+        meter.idle(System.nanoTime() - t0);
         if (Thread.interrupted()) {
           throw new InterruptedException();
         }
@@ -407,13 +417,17 @@ public final class Actor implements Runnable {
         dispatchWatermark(new Watermark(w.getKey(), w.getValue()));
       }
     }
-    listener.collected(actorId, b);
+    long now = System.nanoTime();
+    long backlog = sourceLeaf >= 0 ? ((SourceOperator) nodes.get(sourceLeaf).operator()).backlog(clock.nanoTime()) : -1;
+    listener.collected(actorId, b, meter.take(actorId, now, backlog));
     if (b.stops(actorId)) {
       return true;
     }
     if (!sawBarrier || gained) {
       sawBarrier = true;
+      long t0 = System.nanoTime();
       wiring.waitCommitted(b.prevEpoch());
+      meter.idle(System.nanoTime() - t0);
     }
     return false;
   }

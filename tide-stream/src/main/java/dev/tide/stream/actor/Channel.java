@@ -21,7 +21,11 @@ public final class Channel implements Outbox {
 
   @Override
   public void send(Object message) throws InterruptedException {
-    queue.put(message);
+    if (!queue.offer(message)) {
+      long t0 = System.nanoTime();
+      queue.put(message);
+      LoadMeter.outputBlocked(System.nanoTime() - t0);
+    }
     Thread t = consumer;
     if (t != null) {
       LockSupport.unpark(t);

@@ -35,6 +35,14 @@ public interface SourceOperator extends Operator {
     return null;
   }
 
+  /**
+   * Rows behind what the source could read now: for a rate-paced source the events behind its
+   * schedule, for a log the consumer lag; -1 if it cannot say. Called by the actor at each barrier.
+   */
+  default long backlog(long nowNanos) {
+    return -1;
+  }
+
   @Override
   default void process(int side, StreamChunk chunk, Emitter out) {
     throw new UnsupportedOperationException("a source has no input");

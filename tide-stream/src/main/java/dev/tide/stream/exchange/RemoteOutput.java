@@ -4,6 +4,7 @@ import dev.tide.proto.exchange.ExchangeRequest;
 import dev.tide.proto.exchange.ExchangeServiceGrpc;
 import dev.tide.proto.exchange.OpenLink;
 import dev.tide.proto.exchange.PermitGrant;
+import dev.tide.stream.actor.LoadMeter;
 import dev.tide.stream.actor.Outbox;
 import io.grpc.Context;
 import io.grpc.Status;
@@ -78,8 +79,12 @@ public final class RemoteOutput implements Outbox, AutoCloseable {
       if (closed) {
         throw new IllegalStateException("send on closed " + this);
       }
-      while (permits == 0 && failure == null) {
-        lock.wait();
+      if (permits == 0 && failure == null) {
+        long t0 = System.nanoTime();
+        while (permits == 0 && failure == null) {
+          lock.wait();
+        }
+        LoadMeter.outputBlocked(System.nanoTime() - t0);
       }
       if (failure != null) {
         throw broken();

@@ -70,7 +70,7 @@ final class ActorBuilder {
     int vnodeCount = frag.getSingleton() ? 1 : job.getVnodeCount();
     VnodeBitmap vnodes = info.getVnodes().isEmpty() ? VnodeBitmap.full(vnodeCount) : VnodeBitmap.parse(vnodeCount, info.getVnodes());
     ActorContext ctx = new ActorContext(info.getActorId(), info.getJobId(), vnodeCount, vnodes, info.getSplitsList(), tables, store, clock,
-        paused);
+        paused, job.getCreatedMs());
 
     List<PlanNode> nodes = frag.getNodesList();
     Map<Integer, Integer> index = new HashMap<>();

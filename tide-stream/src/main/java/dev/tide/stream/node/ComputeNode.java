@@ -5,6 +5,7 @@ import dev.tide.proto.stream.Ack;
 import dev.tide.proto.stream.ActorInfo;
 import dev.tide.proto.stream.BarrierRequest;
 import dev.tide.proto.stream.BuildActorsRequest;
+import dev.tide.proto.stream.ActorLoad;
 import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.CommitVersionRequest;
 import dev.tide.proto.stream.FailureReport;
@@ -61,7 +62,7 @@ import org.slf4j.LoggerFactory;
 public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase implements Actor.BarrierListener, Actor.Wiring {
   private static final Logger LOG = LoggerFactory.getLogger(ComputeNode.class);
 
-  private record Running(Actor actor, Thread thread, Channel inbox) {}
+  private record Running(Actor actor, Thread thread, Channel inbox, int jobId, int fragmentId) {}
 
   private final String name;
   private final MetaServiceGrpc.MetaServiceBlockingStub meta;
@@ -86,6 +87,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   private static final class Collection {
     final Set<Long> arrived = new HashSet<>();
+    final List<ActorLoad> loads = new ArrayList<>();
     Set<Long> expected;
     Barrier barrier;
     long runId;
@@ -235,7 +237,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
           Actor a = builder.build(req.getJob(), info, req.getPaused(), inbox, this, this);
           Thread t = new Thread(a, name + "-actor-" + info.getActorId());
           t.setDaemon(true);
-          Running r = new Running(a, t, inbox);
+          Running r = new Running(a, t, inbox, info.getJobId(), info.getFragmentId());
           actors.put(info.getActorId(), r);
           started.add(r);
         }
@@ -301,16 +303,21 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   }
 
   @Override
-  public void collected(long actorId, Barrier barrier) {
+  public void collected(long actorId, Barrier barrier, dev.tide.stream.actor.ActorLoad load) {
     boolean stops = barrier.stops(actorId);
     synchronized (lock) {
-      if (!actors.containsKey(actorId)) {
+      Running r = actors.get(actorId);
+      if (r == null) {
         return; // an actor of a run that a reset already ended
       }
       if (stops) {
         actors.remove(actorId);
       }
-      collecting.computeIfAbsent(barrier.currEpoch(), e -> new Collection()).arrived.add(actorId);
+      Collection c = collecting.computeIfAbsent(barrier.currEpoch(), e -> new Collection());
+      c.arrived.add(actorId);
+      c.loads.add(ActorLoad.newBuilder().setActorId(actorId).setJobId(r.jobId()).setFragmentId(r.fragmentId())
+          .setElapsedNs(load.elapsedNanos()).setRowsIn(load.rowsIn()).setRowsOut(load.rowsOut()).setIdleNs(load.idleNanos())
+          .setBlockedNs(load.blockedNanos()).setBacklog(load.backlog()).build());
       completeReady();
     }
     if (stops) {
@@ -360,11 +367,11 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   private void completeReady() {
     while (!collecting.isEmpty() && collecting.firstEntry().getValue().complete()) {
       Collection c = collecting.pollFirstEntry().getValue();
-      complete(c.barrier, c.runId, generation);
+      complete(c.barrier, c.runId, generation, c.loads);
     }
   }
 
-  private void complete(Barrier barrier, long runId, long gen) {
+  private void complete(Barrier barrier, long runId, long gen, List<ActorLoad> loads) {
     uploader.execute(() -> {
       synchronized (lock) {
         if (gen != generation) {
@@ -378,7 +385,8 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
             return;
           }
         }
-        metaCall().reportCollected(CollectedReport.newBuilder().setWorkerId(workerId).setEpoch(barrier.prevEpoch()).addAllSsts(ssts).setRunId(runId).build());
+        metaCall().reportCollected(CollectedReport.newBuilder().setWorkerId(workerId).setEpoch(barrier.prevEpoch()).addAllSsts(ssts).setRunId(runId)
+            .addAllLoads(loads).build());
       } catch (RuntimeException e) {
         if (closed) {
           return; // shutting down: the interrupted upload is not a failure

@@ -10,11 +10,18 @@ import java.util.Map;
 
 /**
  * What an operator of one actor may use: its state tables (restricted to the actor's vnodes), its
- * source splits, the clock, and whether its job was paused when the actor was built (a source then
- * starts paused: it emits nothing until a Resume barrier). Thread-safety: confined to the actor thread.
+ * source splits, the clock, whether its job was paused when the actor was built (a source then
+ * starts paused: it emits nothing until a Resume barrier), and the wall time its job was created
+ * (0: not known), from which rate-paced sources run their schedule. Thread-safety: confined to the
+ * actor thread.
  */
 public record ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
-    Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused) {
+    Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused, long jobCreatedMs) {
+
+  public ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
+      Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused) {
+    this(actorId, jobId, vnodeCount, vnodes, splits, tables, store, clock, startsPaused, 0);
+  }
 
   /** The context of an actor of a running (not paused) job. */
   public ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,

@@ -21,10 +21,15 @@ import java.util.stream.IntStream;
  * ordinals {@code s, s+S, s+2S, ...}; its offset (next ordinal) is saved in the source's state table
  * at every barrier, so recovery replays exactly the uncommitted suffix.
  *
- * <p>The {@code rate} option paces the whole event stream (all tables): this source emits an event
- * once the stream's clock, {@code rate} event ids per second shared by the actors in proportion to
- * their splits, has passed its event id. So person, auction and bid sources of one job advance
- * together. Emission starts at the first barrier and stops while paused.
+ * <p>The {@code rate} option (and {@code rate-steps}, its changes over time) paces the whole event
+ * stream (all tables): this source emits an event once the stream's clock, {@code rate} event ids
+ * per second shared by the actors in proportion to their splits, has passed its event id. So
+ * person, auction and bid sources of one job advance together. The clock runs from the job's
+ * creation (wall time, so every actor of the job, on any node, follows one schedule): like a log,
+ * events keep arriving while the job is paused or a reschedule is under way, and the source catches
+ * up afterwards; {@link #backlog} is how far behind it is. A job without a creation time (built by
+ * hand in a test) runs the clock from each actor's first emission. Emission starts at the first
+ * barrier and stops while paused.
  *
  * <p>The source emits the table columns the node lists (all of them when it lists none), in that
  * order, and computes no others.
@@ -39,6 +44,7 @@ public final class NexmarkSourceOp implements SourceOperator {
   private final int splitCount;
   private final long limit;
   private final long rate;
+  private final RateSchedule schedule;
   private final int stateTableId;
   private final ActorContext ctx;
   private final NexmarkBatch batch;
@@ -66,6 +72,7 @@ public final class NexmarkSourceOp implements SourceOperator {
     long events = options.get(NexmarkSourceOptions.EVENTS);
     this.limit = events < 0 ? Long.MAX_VALUE : NexmarkGenerator.ordinalsBelow(table, events);
     this.rate = options.get(NexmarkSourceOptions.RATE);
+    this.schedule = RateSchedule.of(rate, options.get(NexmarkSourceOptions.RATE_STEPS));
     this.stateTableId = node.getStateTableId();
     this.ctx = ctx;
     int[] columns = node.getColumnsCount() == 0
@@ -141,11 +148,41 @@ public final class NexmarkSourceOp implements SourceOperator {
     if (rate == 0) {
       return Long.MAX_VALUE;
     }
+    if (ctx.jobCreatedMs() > 0) {
+      return schedule.due(elapsedMs(nowNanos)) + 1;
+    }
     if (baseNanos < 0) {
       baseNanos = nowNanos;
       baseEventId = nextEventId();
     }
-    return baseEventId + (long) ((nowNanos - baseNanos) / 1e9 * rate) + 1;
+    return baseEventId + schedule.due(elapsedMs(nowNanos)) + 1;
+  }
+
+  /** Time on the stream's clock: since the job's creation, or since this actor's first emission. */
+  private long elapsedMs(long nowNanos) {
+    return ctx.jobCreatedMs() > 0 ? ctx.clock().nowMillis() - ctx.jobCreatedMs() : (nowNanos - baseNanos) / 1_000_000;
+  }
+
+  /**
+   * Rows of this actor's splits that are due and not yet emitted (rate-paced), or not yet emitted
+   * at all (unpaced and bounded); -1 when unpaced and unbounded or before its offsets are read.
+   */
+  @Override
+  public long backlog(long nowNanos) {
+    if (!started || splits.length == 0) {
+      return 0;
+    }
+    if (offsets == null || (rate == 0 && limit == Long.MAX_VALUE)) {
+      return -1;
+    }
+    long due = rate == 0 ? limit : Math.min(limit, NexmarkGenerator.ordinalsBelow(table, budget(nowNanos)));
+    long behind = 0;
+    for (long o : offsets) {
+      if (o < due) {
+        behind += (due - o + splitCount - 1) / splitCount;
+      }
+    }
+    return behind;
   }
 
   private long nextEventId() {
@@ -199,7 +236,7 @@ public final class NexmarkSourceOp implements SourceOperator {
       return 0;
     }
     long ahead = nextEventId() - budget(nowNanos);
-    return Math.max(1_000_000L, (long) (ahead * 1e9 / rate));
+    return Math.max(1_000_000L, (long) (ahead * 1e9 / schedule.rateAt(elapsedMs(nowNanos))));
   }
 
   @Override
@@ -216,7 +253,7 @@ public final class NexmarkSourceOp implements SourceOperator {
     }
     boolean wasPaused = paused;
     paused = barrier.pausedAfter(ctx.jobId(), paused);
-    if (wasPaused && !paused) {
+    if (wasPaused && !paused && ctx.jobCreatedMs() == 0) {
       baseNanos = -1;
     }
     if (offsets != null) {

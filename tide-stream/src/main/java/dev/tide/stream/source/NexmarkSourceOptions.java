@@ -13,6 +13,10 @@ public final class NexmarkSourceOptions {
   public static final ConfigOption<Long> RATE = ConfigOption.longOption("rate", 0L,
       "Events per second emitted by the whole source across its actors; 0: as fast as possible.")
       .withRule(v -> v >= 0, "0 (unlimited) or a positive rate");
+  public static final ConfigOption<String> RATE_STEPS = ConfigOption.stringOption("rate-steps", "",
+      "Changes of the rate over the job's life, OFFSET:RATE separated by commas (30s:40000,90s:10000: 40,000 events/s"
+      + " from 30 s after the job was created, 10,000 from 90 s); needs a positive rate.")
+      .withRule(RateSchedule::valid, "steps OFFSET:RATE with rising offsets and positive rates, such as 30s:40000,90s:10000");
   public static final ConfigOption<Long> SEED = ConfigOption.longOption("seed", 42L, "Seed of the generator.");
   public static final ConfigOption<Long> EVENT_TIME_RATE = ConfigOption.longOption("event-time-rate", 10_000L,
       "Events per second of event time: event e has date_time = base + e * 1000 / event-time-rate ms.")
@@ -21,7 +25,7 @@ public final class NexmarkSourceOptions {
       "Number of splits of the source; actors share them, so parallelism above it leaves actors idle.")
       .withRule(v -> v >= 1 && v <= 4096, "between 1 and 4096");
 
-  public static final List<ConfigOption<?>> ALL = List.of(EVENTS, RATE, SEED, EVENT_TIME_RATE, SPLITS);
+  public static final List<ConfigOption<?>> ALL = List.of(EVENTS, RATE, RATE_STEPS, SEED, EVENT_TIME_RATE, SPLITS);
 
   private NexmarkSourceOptions() {}
 

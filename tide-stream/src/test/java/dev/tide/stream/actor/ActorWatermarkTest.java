@@ -34,7 +34,7 @@ class ActorWatermarkTest {
   private void start() {
     Actor.BarrierListener listener = new Actor.BarrierListener() {
       @Override
-      public void collected(long actorId, Barrier barrier) {}
+      public void collected(long actorId, Barrier barrier, ActorLoad load) {}
 
       @Override
       public void sourceEnded(long actorId) {}
