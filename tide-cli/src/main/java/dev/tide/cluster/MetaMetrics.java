@@ -25,6 +25,13 @@ public final class MetaMetrics {
   private final MultiGauge actorsPerWorker;
   private final MultiGauge workerAlive;
   private final MultiGauge sourceEvents;
+  private final MultiGauge fragmentRowsIn;
+  private final MultiGauge fragmentRowsOut;
+  private final MultiGauge fragmentBusy;
+  private final MultiGauge fragmentBackpressure;
+  private final MultiGauge fragmentBacklog;
+  /** The window of committed epochs the fragment gauges average over. */
+  static final long LOAD_WINDOW_MS = 30_000;
   private final CommittedViews views;
 
   public MetaMetrics(Supplier<Meta> meta, CommittedViews views) {
@@ -51,6 +58,16 @@ public final class MetaMetrics {
     sourceEvents = MultiGauge.builder("tide.source.events.committed")
         .description("Events a source fragment emitted up to the committed epoch; its rate is the fragment's throughput")
         .register(registry);
+    fragmentRowsIn = MultiGauge.builder("tide.fragment.rows.in").baseUnit("rows per second")
+        .description("Rows a fragment's actors read (a source: produced) per second, over the last 30 s of committed epochs").register(registry);
+    fragmentRowsOut = MultiGauge.builder("tide.fragment.rows.out").baseUnit("rows per second")
+        .description("Rows a fragment's actors dispatched per second, over the last 30 s").register(registry);
+    fragmentBusy = MultiGauge.builder("tide.fragment.busy").baseUnit("ratio")
+        .description("Fraction of a fragment's actor time in operator work (not waiting for input, not blocked on output)").register(registry);
+    fragmentBackpressure = MultiGauge.builder("tide.fragment.backpressure").baseUnit("ratio")
+        .description("Fraction of a fragment's actor time blocked on output").register(registry);
+    fragmentBacklog = MultiGauge.builder("tide.fragment.backlog").baseUnit("rows")
+        .description("A source fragment's rows behind what it could read (events behind schedule, consumer lag)").register(registry);
   }
 
   /** Feeds the barrier latency timer from meta's commits; call again after meta restarts. */
@@ -75,6 +92,33 @@ public final class MetaMetrics {
       }
     }
     sourceEvents.register(sources, true);
+    List<MultiGauge.Row<?>> in = new java.util.ArrayList<>();
+    List<MultiGauge.Row<?>> out = new java.util.ArrayList<>();
+    List<MultiGauge.Row<?>> busy = new java.util.ArrayList<>();
+    List<MultiGauge.Row<?>> blocked = new java.util.ArrayList<>();
+    List<MultiGauge.Row<?>> backlog = new java.util.ArrayList<>();
+    Meta m = meta.get();
+    for (var job : m.snapshot().jobs().values()) {
+      var stats = dev.tide.meta.admin.AdminViews.withStats(dev.tide.meta.admin.AdminViews.fragments(job), m, LOAD_WINDOW_MS);
+      for (var f : stats.getFragmentsList()) {
+        if (!f.hasStats()) {
+          continue;
+        }
+        Tags tags = Tags.of("job", job.definition().getName(), "fragment", String.valueOf(f.getFragmentId()));
+        in.add(MultiGauge.Row.of(tags, f.getStats().getRowsInPerSecond()));
+        out.add(MultiGauge.Row.of(tags, f.getStats().getRowsOutPerSecond()));
+        busy.add(MultiGauge.Row.of(tags, f.getStats().getBusy()));
+        blocked.add(MultiGauge.Row.of(tags, f.getStats().getBackpressure()));
+        if (f.getStats().getBacklog() >= 0) {
+          backlog.add(MultiGauge.Row.of(tags, f.getStats().getBacklog()));
+        }
+      }
+    }
+    fragmentRowsIn.register(in, true);
+    fragmentRowsOut.register(out, true);
+    fragmentBusy.register(busy, true);
+    fragmentBackpressure.register(blocked, true);
+    fragmentBacklog.register(backlog, true);
     return registry.scrape();
   }
 

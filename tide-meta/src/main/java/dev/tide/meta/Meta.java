@@ -2,6 +2,7 @@ package dev.tide.meta;
 
 import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
+import dev.tide.meta.autoscale.Autoscaler;
 import dev.tide.meta.autoscale.LoadTracker;
 import dev.tide.meta.core.Command;
 import dev.tide.meta.core.Effect;
@@ -70,6 +71,7 @@ public final class Meta implements AutoCloseable {
   private final MetaStore store;
   private final SstIds sstIds;
   private final LoadTracker loads = new LoadTracker(10 * 60_000L);
+  private final Autoscaler autoscaler;
   private final LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
   private final ConcurrentHashMap<Long, CompletableFuture<Object>> waiting = new ConcurrentHashMap<>();
   private final AtomicLong requestIds = new AtomicLong();
@@ -102,14 +104,22 @@ public final class Meta implements AutoCloseable {
     publish();
     this.driver = new Thread(this::drive, "meta-driver");
     this.driver.setDaemon(true);
+    this.autoscaler = new Autoscaler(this, config, clock);
   }
 
   public void start() {
     driver.start();
+    autoscaler.start();
+  }
+
+  /** The job autoscaler; it scales only jobs whose intent hands them over. */
+  public Autoscaler autoscaler() {
+    return autoscaler;
   }
 
   @Override
   public void close() {
+    autoscaler.close();
     running = false;
     driver.interrupt();
     try {

@@ -35,6 +35,11 @@ public record RescheduleRequest(String job, Command.Change change, boolean dryRu
     return new RescheduleRequest(job, new Command.Change.ScaleFragment(fragmentId, intent), dryRun);
   }
 
+  /** Hands the job to the autoscaler ({@code spec}) or takes it back (null). */
+  public static RescheduleRequest autoscale(String job, dev.tide.meta.scale.AutoscaleSpec spec) {
+    return new RescheduleRequest(job, new Command.Change.SetAutoscale(spec), false);
+  }
+
   public static RescheduleRequest plan(String job, ReschedulePlan plan, boolean dryRun) {
     return new RescheduleRequest(job, new Command.Change.ApplyPlan(plan), dryRun);
   }

@@ -26,7 +26,7 @@
  * with an Update mutation; it is answered once that barrier commits, and no second reschedule of the
  * job runs meanwhile. After a crash at any point, recovery rebuilds the catalog's layout from
  * committed state: every layout reads the same shared state, so either the old or the new one is
- * consistent. People ({@code tide ctl}), {@link dev.tide.meta.ScalingPolicy} implementations and the
+ * consistent. People ({@code tide ctl}), the autoscaler ({@code dev.tide.meta.autoscale}) and the
  * membership reconciliation submit the same typed reschedule changes.
  */
 package dev.tide.meta;

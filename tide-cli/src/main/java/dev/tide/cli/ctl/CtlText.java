@@ -71,6 +71,9 @@ final class CtlText {
         head.append(", NO_SHUFFLE ensemble ").append(f.getEnsembleList()).append(" driven by fragment ").append(f.getEnsembleRoot());
       }
       lines.add(head.toString());
+      if (f.hasStats()) {
+        lines.add(INDENT + stats(f.getStats()));
+      }
       boolean source = f.getKind() == dev.tide.proto.admin.FragmentKind.SOURCE;
       List<List<String>> rows = new ArrayList<>();
       for (ActorView a : f.getActorsList()) {
@@ -78,6 +81,44 @@ final class CtlText {
         rows.add(List.of(String.valueOf(a.getActorId()), String.valueOf(a.getWorkerId()), units));
       }
       lines.addAll(TextTable.render(INDENT, List.of("actor", "worker", source ? "splits" : "vnodes"), rows));
+    }
+    return lines;
+  }
+
+  /** One line of a fragment's load, e.g. {@code "load over 30 s: 12,000 rows/s in, ..."}. */
+  static String stats(dev.tide.proto.admin.FragmentStats s) {
+    String line = String.format(java.util.Locale.ROOT, "load over %.0f s: %,.0f rows/s in, %,.0f out, busy %.0f%%, backpressure %.0f%%, %s",
+        s.getSeconds(), s.getRowsInPerSecond(), s.getRowsOutPerSecond(), 100 * s.getBusy(), 100 * s.getBackpressure(),
+        Double.isNaN(s.getTrueRate()) ? "true rate n/a" : String.format(java.util.Locale.ROOT, "%,.0f rows/s per busy actor", s.getTrueRate()));
+    if (s.getBacklog() >= 0) {
+      line += String.format(java.util.Locale.ROOT, ", backlog %,d rows (%+,.0f/s)", s.getBacklog(), s.getBacklogGrowthPerSecond());
+    }
+    return line;
+  }
+
+  /** {@code tide ctl autoscale show}: ownership, the last round's view per ensemble, the last decisions. */
+  static List<String> autoscale(String job, dev.tide.proto.admin.AutoscaleShowReply r) {
+    List<String> lines = new ArrayList<>();
+    lines.add("job '" + job + "': intent " + r.getIntent() + (r.getOwned() ? ", owned by the autoscaler" : ", not autoscaled (enable with"
+        + " tide ctl autoscale " + job + " --enable)") + (r.getRunning() ? "" : "; the autoscaler is off in meta (autoscaler.enabled=false)"));
+    if (!r.getWaiting().isEmpty()) {
+      lines.add("waiting: " + r.getWaiting());
+    }
+    if (r.getEnsemblesCount() > 0) {
+      List<List<String>> rows = new ArrayList<>();
+      for (dev.tide.proto.admin.AutoscaleEnsemble e : r.getEnsemblesList()) {
+        rows.add(List.of(String.valueOf(e.getRoot()), String.valueOf(e.getParallelism()), String.valueOf(e.getWanted()),
+            String.format(java.util.Locale.ROOT, "%,.0f", e.getTargetRate()),
+            Double.isNaN(e.getUtilization()) ? "n/a" : String.format(java.util.Locale.ROOT, "%.2f", e.getUtilization()), e.getStatus()));
+      }
+      lines.addAll(TextTable.render("", List.of("fragment", "actors", "wanted", "target rows/s", "utilization", "status"), rows));
+    }
+    if (r.getDecisionsCount() == 0) {
+      lines.add("no decisions yet");
+    }
+    for (dev.tide.proto.admin.AutoscaleDecision d : r.getDecisionsList()) {
+      lines.add(java.time.Instant.ofEpochMilli(d.getAtMs()) + " fragment " + d.getFragment() + ": " + d.getReason() + " [" + d.getOutcome()
+          + "]");
     }
     return lines;
   }

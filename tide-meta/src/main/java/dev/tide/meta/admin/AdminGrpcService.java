@@ -4,7 +4,15 @@ import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.Meta;
 import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.RescheduleResult;
+import dev.tide.meta.autoscale.Autoscaler;
+import dev.tide.meta.autoscale.AutoscalerCore;
+import dev.tide.meta.scale.AutoscaleSpec;
 import dev.tide.meta.scale.Intent;
+import dev.tide.proto.admin.AutoscaleDecision;
+import dev.tide.proto.admin.AutoscaleEnsemble;
+import dev.tide.proto.admin.AutoscaleReply;
+import dev.tide.proto.admin.AutoscaleRequest;
+import dev.tide.proto.admin.AutoscaleShowReply;
 import dev.tide.meta.scale.LayoutDiff;
 import dev.tide.meta.scale.ReschedulePlan;
 import dev.tide.proto.admin.AdminServiceGrpc;
@@ -65,7 +73,54 @@ public final class AdminGrpcService extends AdminServiceGrpc.AdminServiceImplBas
 
   @Override
   public void fragments(FragmentsRequest req, StreamObserver<FragmentsResponse> out) {
-    answer(out, "fragments", () -> AdminViews.fragments(job(meta.snapshot(), req.getJob())));
+    answer(out, "fragments", () -> {
+      FragmentsResponse r = AdminViews.fragments(job(meta.snapshot(), req.getJob()));
+      return req.getStats() ? AdminViews.withStats(r, meta, req.getWindowMs() == 0 ? 30_000 : req.getWindowMs()) : r;
+    });
+  }
+
+  @Override
+  public void autoscale(AutoscaleRequest req, StreamObserver<AutoscaleReply> out) {
+    answer(out, "autoscale", () -> {
+      ClusterSnapshot.JobView j = job(meta.snapshot(), req.getJob());
+      AutoscaleSpec spec = null;
+      if (req.getEnable()) {
+        int vnodes = j.definition().getVnodeCount();
+        int min = req.getMin() == 0 ? 1 : req.getMin();
+        int max = req.getMax() == 0 ? vnodes : req.getMax();
+        if (max > vnodes) {
+          throw new IllegalArgumentException("autoscale of job '" + req.getJob() + "' refused: max " + max + " exceeds the job's vnode count "
+              + vnodes + "; ask for at most " + vnodes);
+        }
+        if (min > max) {
+          throw new IllegalArgumentException("autoscale of job '" + req.getJob() + "' refused: min " + min + " is above max " + max
+              + "; give min <= max");
+        }
+        spec = new AutoscaleSpec(min, max, req.getTargetUtilization());
+      }
+      RescheduleResult r = meta.reschedule(RescheduleRequest.autoscale(req.getJob(), spec));
+      return AutoscaleReply.newBuilder().setIntent(r.intent().render()).build();
+    });
+  }
+
+  @Override
+  public void autoscaleShow(JobRequest req, StreamObserver<AutoscaleShowReply> out) {
+    answer(out, "autoscale show", () -> {
+      ClusterSnapshot.JobView j = job(meta.snapshot(), req.getJob());
+      Autoscaler a = meta.autoscaler();
+      AutoscalerCore.Round round = a.lastRound();
+      AutoscaleShowReply.Builder r = AutoscaleShowReply.newBuilder().setIntent(j.intent().render()).setOwned(j.intent().autoscale() != null)
+          .setRunning(a.enabled()).setWaiting(round.waiting().getOrDefault(req.getJob(), ""));
+      for (AutoscalerCore.EnsembleView v : round.views().getOrDefault(req.getJob(), java.util.List.of())) {
+        r.addEnsembles(AutoscaleEnsemble.newBuilder().setRoot(v.root()).setParallelism(v.parallelism()).setWanted(v.wanted())
+            .setTargetRate(v.targetRate()).setUtilization(v.utilization()).setStatus(v.status()));
+      }
+      for (Autoscaler.Decision d : a.decisions(req.getJob())) {
+        r.addDecisions(AutoscaleDecision.newBuilder().setAtMs(d.atMs()).setFragment(d.ensembleRoot()).setFrom(d.from()).setTo(d.to())
+            .setReason(d.reason()).setOutcome(d.outcome()));
+      }
+      return r.build();
+    });
   }
 
   @Override

@@ -3,6 +3,8 @@ package dev.tide.meta.admin;
 import dev.tide.meta.Meta;
 import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.MetaStats;
+import dev.tide.meta.autoscale.LoadSample;
+import dev.tide.meta.autoscale.WindowLoad;
 import dev.tide.meta.core.MetaCore;
 import dev.tide.meta.scale.Ensemble;
 import dev.tide.meta.schedule.ActorPlacement;
@@ -11,6 +13,7 @@ import dev.tide.meta.schedule.Worker;
 import dev.tide.proto.admin.ActorView;
 import dev.tide.proto.admin.ClusterResponse;
 import dev.tide.proto.admin.FragmentKind;
+import dev.tide.proto.admin.FragmentStats;
 import dev.tide.proto.admin.FragmentView;
 import dev.tide.proto.admin.FragmentsResponse;
 import dev.tide.proto.admin.JobSummary;
@@ -64,7 +67,7 @@ public final class AdminViews {
         .setPaused(j.paused()).setRescheduling(j.rescheduling()).build();
   }
 
-  static FragmentsResponse fragments(ClusterSnapshot.JobView j) {
+  public static FragmentsResponse fragments(ClusterSnapshot.JobView j) {
     JobDefinition def = j.definition();
     JobLayout layout = j.layout();
     Map<Integer, Ensemble> ensembleOf = new TreeMap<>();
@@ -102,6 +105,24 @@ public final class AdminViews {
       out.addFragments(v);
     }
     return out.build();
+  }
+
+  /** {@code r} with each fragment's load over the last {@code windowMs} of committed epochs, where measured. */
+  public static FragmentsResponse withStats(FragmentsResponse r, Meta meta, long windowMs) {
+    long now = meta.clock().nowMillis();
+    long committed = meta.stats().committedEpoch();
+    FragmentsResponse.Builder b = r.toBuilder();
+    for (FragmentView.Builder f : b.getFragmentsBuilderList()) {
+      List<LoadSample> recent = meta.loads().samples(r.getJob().getJobId(), f.getFragmentId(), committed).stream()
+          .filter(x -> x.atMs() > now - windowMs).toList();
+      WindowLoad w = WindowLoad.of(recent);
+      if (w != null) {
+        f.setStats(FragmentStats.newBuilder().setEpochs(w.samples()).setSeconds(w.seconds()).setRowsInPerSecond(w.inRate())
+            .setRowsOutPerSecond(w.outRate()).setBusy(w.busy()).setBackpressure(w.blocked()).setTrueRate(w.trueRate())
+            .setBacklog(w.backlog()).setBacklogGrowthPerSecond(w.backlogGrowth()));
+      }
+    }
+    return b.build();
   }
 
   private static int splitCount(Fragment f) {

@@ -78,6 +78,9 @@ public sealed interface Command {
     /** The job's intent is replaced (a policy's decision). */
     record SetIntent(JobIntent intent) implements Change {}
 
+    /** Hands the job to the autoscaler with {@code spec}, or takes it back (null); the layout stays. */
+    record SetAutoscale(dev.tide.meta.scale.AutoscaleSpec spec) implements Change {}
+
     /**
      * Explicit per-worker actor changes ({@code tide ctl reschedule --plan}). A fragment whose actor
      * count it changes gets that count as its fixed override in the intent, so the membership

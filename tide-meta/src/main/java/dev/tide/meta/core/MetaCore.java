@@ -370,6 +370,8 @@ public final class MetaCore {
       } else if (change instanceof Command.Change.ScaleFragment s) {
         checkVnodes(j, s.intent(), "scale of fragment " + s.fragmentId() + " of job '" + r.job() + "'");
         intent = j.intent.withOverride(s.fragmentId(), s.intent());
+      } else if (change instanceof Command.Change.SetAutoscale a) {
+        intent = j.intent.withAutoscale(a.spec());
       } else {
         intent = ((Command.Change.SetIntent) change).intent();
         checkVnodes(j, intent.job(), what);

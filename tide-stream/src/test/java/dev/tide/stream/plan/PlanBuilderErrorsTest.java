@@ -206,8 +206,10 @@ class PlanBuilderErrorsTest {
     refused(() -> b.source("nexmark", "bid", Map.of("rate", "-1")), "invalid value '-1' for option 'rate'", "0 (unlimited) or a positive rate");
     refused(() -> b.source("nexmark", "bid", Map.of("events", "-2")), "option 'events'", "-1 (unbounded) or a non-negative count");
     refused(() -> b.source("nexmark", "bid", Map.of("event-time-rate", "0")), "option 'event-time-rate'", "a positive rate");
+    refused(() -> b.source("nexmark", "bid", Map.of("rate", "1000", "rate-steps", "30s:4000,10s:2000")), "option 'rate-steps'",
+        "steps OFFSET:RATE with rising offsets and positive rates");
     refused(() -> b.source("nexmark", "bid", Map.of("ratee", "5")), "option 'ratee'", "unknown option",
-        "[event-time-rate, events, rate, seed, splits]");
+        "[event-time-rate, events, rate, rate-steps, seed, splits]");
   }
 
   // ---- names and sinks
