@@ -58,9 +58,9 @@ public final class MetaMetrics {
     sourceEvents = MultiGauge.builder("tide.source.events.committed")
         .description("Events a source fragment emitted up to the committed epoch; its rate is the fragment's throughput")
         .register(registry);
-    fragmentRowsIn = MultiGauge.builder("tide.fragment.rows.in").baseUnit("rows per second")
+    fragmentRowsIn = MultiGauge.builder("tide.fragment.rows.in.per.second")
         .description("Rows a fragment's actors read (a source: produced) per second, over the last 30 s of committed epochs").register(registry);
-    fragmentRowsOut = MultiGauge.builder("tide.fragment.rows.out").baseUnit("rows per second")
+    fragmentRowsOut = MultiGauge.builder("tide.fragment.rows.out.per.second")
         .description("Rows a fragment's actors dispatched per second, over the last 30 s").register(registry);
     fragmentBusy = MultiGauge.builder("tide.fragment.busy").baseUnit("ratio")
         .description("Fraction of a fragment's actor time in operator work (not waiting for input, not blocked on output)").register(registry);

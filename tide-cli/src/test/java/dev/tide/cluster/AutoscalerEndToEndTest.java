@@ -28,24 +28,29 @@ import org.junit.jupiter.api.io.TempDir;
  * view equals the reference.
  */
 class AutoscalerEndToEndTest {
+  /** Enough that reading them unpaced outlasts the autoscaler's first fresh window (about 1.3 s). */
   static final long EVENTS = 3_000_000;
 
   @Test
   void aLoadStepScalesTheJobOutAndItsEndScalesItBackIn(@TempDir Path dir) {
     Config config = NexmarkEndToEndTest.fastBarriers().with(MetaOptions.DEFAULT_PARALLELISM, 1)
-        .with(AutoscalerOptions.INTERVAL, Duration.ofMillis(250)).with(AutoscalerOptions.STABILIZATION, Duration.ofMillis(500))
-        .with(AutoscalerOptions.METRIC_WINDOW, Duration.ofSeconds(1)).with(AutoscalerOptions.SCALE_DOWN_DELAY, Duration.ofSeconds(2))
+        .with(AutoscalerOptions.INTERVAL, Duration.ofMillis(100)).with(AutoscalerOptions.STABILIZATION, Duration.ofMillis(200))
+        .with(AutoscalerOptions.METRIC_WINDOW, Duration.ofMillis(1000)).with(AutoscalerOptions.SCALE_DOWN_DELAY, Duration.ofSeconds(1))
         .with(AutoscalerOptions.CATCH_UP, Duration.ofSeconds(2));
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
       options.put("events", String.valueOf(EVENTS));
       options.put("rate", "2000");
-      options.put("rate-steps", "2s:1000000000");
+      options.put("rate-steps", "1500ms:1000000000");
       JobDefinition job = cluster.submit(NexmarkQueries.plan("q2", options));
       cluster.meta().reschedule(RescheduleRequest.autoscale("q2", new AutoscaleSpec(1, 4, 0)));
       Autoscaler autoscaler = cluster.meta().autoscaler();
 
-      await().atMost(Duration.ofMinutes(2)).until(() -> applied(autoscaler, true));
+      await().atMost(Duration.ofMinutes(2)).conditionEvaluationListener(c -> {
+        if (c.getRemainingTimeInMS() < 1000) {
+          System.out.println("autoscaler round: " + autoscaler.lastRound() + "\ndecisions: " + autoscaler.decisions("q2"));
+        }
+      }).until(() -> applied(autoscaler, true));
       Autoscaler.Decision up = autoscaler.decisions("q2").stream().filter(d -> d.to() > d.from()).findFirst().orElseThrow();
       assertThat(up.reason()).startsWith("scale-up 1 → ").contains("rows/s");
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> cluster.sourcesDone(job));

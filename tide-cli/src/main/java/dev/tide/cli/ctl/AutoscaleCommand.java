@@ -10,12 +10,11 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
-/** {@code tide ctl autoscale JOB --enable|--disable ...} and {@code tide ctl autoscale show JOB}. */
+/** {@code tide ctl autoscale JOB [--enable ...|--disable]}: without a flag, what the autoscaler sees of the job. */
 @Command(name = "autoscale", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Hands a job to the autoscaler (--enable), which rescales its fragments from their measured load, or takes it back"
         + " (--disable); the layout stays as it is. The setting is part of the job's intent.",
-        "'tide ctl autoscale show JOB' prints what the autoscaler sees and its last decisions with their reasons."},
-    subcommands = AutoscaleCommand.Show.class)
+        "Without --enable or --disable it prints what the autoscaler sees of the job and its last decisions with their reasons."})
 final class AutoscaleCommand extends AdminApiCommand {
   @Parameters(index = "0", paramLabel = "JOB", description = "The job, e.g. q5.")
   String job;
@@ -28,7 +27,7 @@ final class AutoscaleCommand extends AdminApiCommand {
     boolean disable;
   }
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
+  @ArgGroup(exclusive = true, multiplicity = "0..1")
   Mode mode;
 
   @Option(names = "--min", paramLabel = "N", description = "Fewest actors of any fragment (default 1).")
@@ -43,8 +42,8 @@ final class AutoscaleCommand extends AdminApiCommand {
 
   @Override
   void validate() {
-    if (mode.disable && (min != null || max != null || targetUtilization != null)) {
-      throw new ParameterException(spec.commandLine(), "--min, --max and --target-utilization go with --enable, not --disable");
+    if ((mode == null || mode.disable) && (min != null || max != null || targetUtilization != null)) {
+      throw new ParameterException(spec.commandLine(), "--min, --max and --target-utilization go with --enable");
     }
     if ((min != null && min < 1) || (max != null && max < 1)) {
       throw new ParameterException(spec.commandLine(), "--min and --max must be at least 1 (got " + (min != null && min < 1 ? min : max) + ")");
@@ -56,6 +55,10 @@ final class AutoscaleCommand extends AdminApiCommand {
 
   @Override
   void run(AdminServiceBlockingStub admin, PrintWriter out) {
+    if (mode == null) {
+      CtlText.autoscale(job, admin.autoscaleShow(JobRequest.newBuilder().setJob(job).build())).forEach(out::println);
+      return;
+    }
     AutoscaleRequest.Builder r = AutoscaleRequest.newBuilder().setJob(job).setEnable(mode.enable);
     if (min != null) {
       r.setMin(min);
@@ -68,16 +71,5 @@ final class AutoscaleCommand extends AdminApiCommand {
     }
     String intent = admin.autoscale(r.build()).getIntent();
     out.println(mode.enable ? "job '" + job + "' is autoscaled: intent " + intent : "job '" + job + "' is no longer autoscaled: intent " + intent);
-  }
-
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "What the autoscaler sees of a job and its last decisions.")
-  static final class Show extends AdminApiCommand {
-    @Parameters(index = "0", paramLabel = "JOB", description = "The job, e.g. q5.")
-    String job;
-
-    @Override
-    void run(AdminServiceBlockingStub admin, PrintWriter out) {
-      CtlText.autoscale(job, admin.autoscaleShow(JobRequest.newBuilder().setJob(job).build())).forEach(out::println);
-    }
   }
 }

@@ -96,7 +96,7 @@ final class CtlText {
     return line;
   }
 
-  /** {@code tide ctl autoscale show}: ownership, the last round's view per ensemble, the last decisions. */
+  /** {@code tide ctl autoscale JOB}: ownership, the last round's view per ensemble, the last decisions. */
   static List<String> autoscale(String job, dev.tide.proto.admin.AutoscaleShowReply r) {
     List<String> lines = new ArrayList<>();
     lines.add("job '" + job + "': intent " + r.getIntent() + (r.getOwned() ? ", owned by the autoscaler" : ", not autoscaled (enable with"

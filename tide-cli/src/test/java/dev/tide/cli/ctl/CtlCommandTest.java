@@ -189,6 +189,33 @@ class CtlCommandTest {
   }
 
   @Test
+  void autoscaleHandsTheJobOverAndShowTellsWhatItSees() {
+    Run on = ctl("autoscale", "q5", "--enable", "--min", "2", "--max", "8");
+    ok(on);
+    assertThat(on.out()).contains("job 'q5' is autoscaled: intent adaptive;auto=2..8");
+    assertThat(q5().intent().autoscale()).isNotNull();
+    Run show = ctl("autoscale", "q5");
+    ok(show);
+    assertThat(show.out()).startsWith("job 'q5': intent adaptive;auto=2..8, owned by the autoscaler").contains("no decisions yet");
+    Run off = ctl("autoscale", "q5", "--disable");
+    ok(off);
+    assertThat(off.out()).contains("no longer autoscaled: intent adaptive");
+    assertThat(q5().intent().autoscale()).isNull();
+    assertThat(ctl("autoscale", "q5").out()).contains("not autoscaled (enable with tide ctl autoscale q5 --enable)");
+  }
+
+  @Test
+  void fragmentsStatsShowEachFragmentsMeasuredLoad() {
+    await().atMost(Duration.ofMinutes(1)).until(() -> ctl("fragments", "q5", "--stats").out().contains("load over"));
+    Run r = ctl("fragments", "q5", "--stats");
+    ok(r);
+    assertThat(r.out()).containsPattern("fragment 0: source.*\\n +load over \\d+ s: [\\d,]+ rows/s in, [\\d,]+ out, busy \\d+%,"
+        + " backpressure \\d+%, .*backlog [\\d,]+ rows");
+    assertThat(r.out()).containsPattern("fragment 2: hash.*\\n +load over \\d+ s: ");
+    assertThat(ctl("fragments", "q5").out()).doesNotContain("load over");
+  }
+
+  @Test
   void rescheduleDryRunPrintsTheDiffAndChangesNothing() {
     ClusterSnapshot.JobView before = q5();
 
@@ -306,6 +333,10 @@ class CtlCommandTest {
       "scale q5 --parallelism bounded(0)           | parallelism 'bounded(0)' is not valid",
       "scale q5 --parallelism many                 | parallelism 'many' is not valid",
       "worker drain 9                              | unknown worker",
+      "autoscale nope --enable                     | unknown job 'nope'",
+      "autoscale q5 --enable --min 5 --max 2       | min 5 is above max 2",
+      "autoscale q5 --enable --max 300             | max 300 exceeds the job's vnode count 256",
+      "autoscale nope                              | unknown job 'nope'",
   })
   void badInputExitsWithOneAndChangesNothing(String args, String named) {
     ClusterSnapshot before = cluster.meta().snapshot();
@@ -338,6 +369,10 @@ class CtlCommandTest {
       "ctl worker add --slots 0                    | --slots",
       "ctl worker drain two                        | ID",
       "ctl scale q5 --parallelism 2 --fragment -1  | --fragment",
+            "ctl autoscale q5 --enable --disable         | mutually exclusive",
+      "ctl autoscale q5 --disable --min 2          | go with --enable",
+      "ctl autoscale q5 --enable --target-utilization 1.5 | --target-utilization 1.5 must be above 0 and at most 1",
+      "ctl autoscale q5 --enable --min 0           | --min and --max must be at least 1",
   })
   void badFlagsExitWithTwo(String args, String named) {
     Run r = tide(args.trim().split(" +"));

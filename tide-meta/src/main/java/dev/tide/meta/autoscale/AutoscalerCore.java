@@ -68,7 +68,7 @@ public final class AutoscalerCore {
   /** Rescale ensemble {@code ensembleRoot} of {@code job} from {@code from} to {@code to} actors, because {@code reason}. */
   public record Action(String job, int ensembleRoot, int from, int to, String reason) {}
 
-  /** What the autoscaler thinks of one ensemble this round, for {@code tide ctl autoscale show}. */
+  /** What the autoscaler thinks of one ensemble this round, for {@code tide ctl autoscale JOB}. */
   public record EnsembleView(int root, int parallelism, int wanted, double targetRate, double utilization, String status) {}
 
   /** One round's actions and, per job it owns, its view of every ensemble (or why it did not look). */
