@@ -133,12 +133,15 @@ function fragmentGraph(job) {
     const x = depth.get(f.fragmentId);
     const y = perDepth.get(x) || 0;
     perDepth.set(x, y + 1);
-    return { id: String(f.fragmentId), name: `F${f.fragmentId}`, x: x * 220, y: y * 110, symbolSize: [150, 54], symbol: 'roundRect',
+    return { id: String(f.fragmentId), name: `F${f.fragmentId}`, x: x * 260, y: y * 110, symbolSize: [170, 56], symbol: 'roundRect',
       label: { formatter: `F${f.fragmentId} ${f.kind.toLowerCase()} ×${f.actors.length}\n${job.operators[f.fragmentId] || ''}` } };
   });
   const links = job.edges.map((e) => ({ source: String(e.upstreamFragmentId), target: String(e.downstreamFragmentId),
     label: { show: true, formatter: e.type + (e.distKey.length ? '(' + e.distKey.join(',') + ')' : ''), fontSize: 11 } }));
-  return { nodes, links };
+  // Positions in pixels, drawn at scale 1: the view box is as large as the positions' extent.
+  const columns = Math.max(...depth.values()) + 1;
+  const rows = Math.max(...perDepth.values());
+  return { nodes, links, width: Math.max(1, (columns - 1) * 260), height: Math.max(1, (rows - 1) * 110) };
 }
 
 function jobPage() {
@@ -187,8 +190,9 @@ function jobPage() {
     if (key !== shown) {
       shown = key;
       graph.setOption({ tooltip: {}, series: [{ type: 'graph', layout: 'none', roam: true, data: g.nodes, links: g.links,
+        left: 'center', width: g.width, top: 'middle', height: g.height,
         edgeSymbol: ['none', 'arrow'], edgeSymbolSize: 10, itemStyle: { color: '#d9ecff', borderColor: '#1f6feb' },
-        label: { show: true, color: '#12324a' }, lineStyle: { color: '#8aa0b5', width: 2 } }] }, true);
+        label: { show: true, color: '#12324a', lineHeight: 18 }, lineStyle: { color: '#8aa0b5', width: 2 } }] }, true);
     }
     const extra = [...new Set(job.fragments.fragments.flatMap((f) => Object.keys(f).filter((k) => !KNOWN_FRAGMENT_FIELDS.has(k))))];
     $('fragments').innerHTML = '<tr><th>fragment</th><th>kind</th><th>operators</th><th>parallelism</th><th>units</th><th>upstream</th><th>workers</th>'
@@ -255,7 +259,7 @@ function heatmap(el, title, fragment, moved) {
     const units = fragment.kind === 'SOURCE' ? a.splits : parseUnits(a.vnodes);
     for (const u of units) data.push([u, y, moved && moved.has(u) ? 2 : 1]);
   });
-  chart.setOption({ title: { text: title, textStyle: { fontSize: 13 } }, tooltip: { formatter: (p) => `${fragment.kind === 'SOURCE' ? 'split' : 'vnode'} ${p.value[0]} → ${rows[p.value[1]]}${p.value[2] === 2 ? ' (moved)' : ''}` },
+  chart.setOption({ animation: false, title: { text: title, textStyle: { fontSize: 13 } }, tooltip: { formatter: (p) => `${fragment.kind === 'SOURCE' ? 'split' : 'vnode'} ${p.value[0]} → ${rows[p.value[1]]}${p.value[2] === 2 ? ' (moved)' : ''}` },
     grid: { left: 110, right: 10, top: 30, bottom: 40 },
     xAxis: { type: 'category', data: [...Array(fragment.unitCount).keys()], name: fragment.kind === 'SOURCE' ? 'split' : 'vnode', nameLocation: 'middle', nameGap: 25 },
     yAxis: { type: 'category', data: rows },
@@ -290,15 +294,19 @@ function placementPage() {
       }
       const sec = document.createElement('section');
       sec.className = 'fragment-placement';
-      sec.innerHTML = `<h2>F${f.fragmentId} ${f.kind.toLowerCase()} · ${f.actors.length} actors · ${moved.size} moved</h2><div class="row"></div>`;
+      sec.innerHTML = `<h2>F${f.fragmentId} ${f.kind.toLowerCase()} · ${f.actors.length} actor${f.actors.length === 1 ? '' : 's'} · ${moved.size} moved</h2><div class="row"></div>`;
       maps.appendChild(sec);
       const height = Math.max(140, 60 + 22 * Math.max(f.actors.length, before ? before.actors.length : 0)) + 'px';
-      if (before) {
-        const el = document.createElement('div'); el.style.height = height; el.style.flex = '1'; sec.lastChild.appendChild(el);
-        heatmap(el, 'before', before, null);
-      }
-      const el = document.createElement('div'); el.style.height = height; el.style.flex = '1'; sec.lastChild.appendChild(el);
-      heatmap(el, before ? 'after' : 'now', f, moved);
+      const boxes = (before ? ['before', 'after'] : ['now']).map(() => {
+        const el = document.createElement('div');
+        el.style.height = height;
+        el.style.flex = '1';
+        el.style.minWidth = '0';
+        sec.lastChild.appendChild(el);
+        return el;
+      });
+      if (before) heatmap(boxes[0], 'before', before, null);
+      heatmap(boxes[boxes.length - 1], before ? 'after' : 'now', f, moved);
     }
   };
 }
@@ -323,7 +331,7 @@ function timelinePage() {
       series.push({ name: k, type: 'scatter', yAxisIndex: 1, symbolSize: 12, itemStyle: { color: KIND_COLORS[k] },
         data: ev.events.filter((e) => e.kind === k).map((e) => ({ value: [e.atMs, kinds.indexOf(k)], reason: `${e.subject}: ${e.reason}` })) });
     }
-    chart.setOption({ legend: { top: 0 }, grid: { left: 60, right: 90, top: 40, bottom: 30 },
+    chart.setOption({ animation: false, legend: { top: 0 }, grid: { left: 60, right: 90, top: 40, bottom: 30 },
       tooltip: { trigger: 'item', formatter: (p) => p.seriesType === 'scatter' ? `${fmtTime(p.value[0])} ${p.seriesName}<br>${esc(p.data.reason)}`
         : `${fmtTime(p.value[0])} ${p.seriesName}: ${p.value[1]}` },
       xAxis: { type: 'time' },
