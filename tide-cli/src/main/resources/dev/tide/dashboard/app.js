@@ -133,15 +133,15 @@ function fragmentGraph(job) {
     const x = depth.get(f.fragmentId);
     const y = perDepth.get(x) || 0;
     perDepth.set(x, y + 1);
-    return { id: String(f.fragmentId), name: `F${f.fragmentId}`, x: x * 260, y: y * 110, symbolSize: [170, 56], symbol: 'roundRect',
+    return { id: String(f.fragmentId), name: `F${f.fragmentId}`, value: [x, y], symbolSize: [190, 56], symbol: 'roundRect',
       label: { formatter: `F${f.fragmentId} ${f.kind.toLowerCase()} ×${f.actors.length}\n${job.operators[f.fragmentId] || ''}` } };
   });
   const links = job.edges.map((e) => ({ source: String(e.upstreamFragmentId), target: String(e.downstreamFragmentId),
     label: { show: true, formatter: e.type + (e.distKey.length ? '(' + e.distKey.join(',') + ')' : ''), fontSize: 11 } }));
-  // Positions in pixels, drawn at scale 1: the view box is as large as the positions' extent.
+  // Drawn on hidden axes (column = depth from the sources, row within the column): symbols keep their size.
   const columns = Math.max(...depth.values()) + 1;
   const rows = Math.max(...perDepth.values());
-  return { nodes, links, width: Math.max(1, (columns - 1) * 260), height: Math.max(1, (rows - 1) * 110) };
+  return { nodes, links, columns, rows };
 }
 
 function jobPage() {
@@ -163,9 +163,9 @@ function jobPage() {
   const graph = echarts.init($('graph'));
   state.charts.push(graph);
   const width = () => Math.max(300, $('rows-chart').clientWidth - 10);
-  const rowsPlot = new uPlot({ width: width(), height: 220, scales: { x: { time: true } },
+  const rowsPlot = new uPlot({ width: width(), height: 220, scales: { x: { time: true } }, axes: [{}, { size: 70 }],
     series: [{}, { label: 'rows/s', stroke: '#1f6feb', width: 2 }] }, [[], []], $('rows-chart'));
-  const latencyPlot = new uPlot({ width: width(), height: 220, scales: { x: { time: true } },
+  const latencyPlot = new uPlot({ width: width(), height: 220, scales: { x: { time: true } }, axes: [{}, { size: 60 }],
     series: [{}, { label: 'p50', stroke: '#2da44e', width: 2 }, { label: 'p99', stroke: '#cf222e', width: 2 }] }, [[], [], []], $('latency-chart'));
   state.charts.push(rowsPlot, latencyPlot);
   $('scale-preview').onclick = () => scaleFromPage().catch(showError);
@@ -189,8 +189,11 @@ function jobPage() {
     const key = JSON.stringify(g);
     if (key !== shown) {
       shown = key;
-      graph.setOption({ tooltip: {}, series: [{ type: 'graph', layout: 'none', roam: true, data: g.nodes, links: g.links,
-        left: 'center', width: g.width, top: 'middle', height: g.height,
+      graph.setOption({ tooltip: {}, animation: false, grid: { left: 20, right: 20, top: 20, bottom: 20 },
+      xAxis: { type: 'value', show: false, min: -0.5, max: g.columns - 0.5 },
+      yAxis: { type: 'value', show: false, inverse: true, // rows centred; room for three at least
+        min: (g.rows - 1) / 2 - Math.max(g.rows, 3) / 2, max: (g.rows - 1) / 2 + Math.max(g.rows, 3) / 2 },
+      series: [{ type: 'graph', coordinateSystem: 'cartesian2d', data: g.nodes, links: g.links,
         edgeSymbol: ['none', 'arrow'], edgeSymbolSize: 10, itemStyle: { color: '#d9ecff', borderColor: '#1f6feb' },
         label: { show: true, color: '#12324a', lineHeight: 18 }, lineStyle: { color: '#8aa0b5', width: 2 } }] }, true);
     }
