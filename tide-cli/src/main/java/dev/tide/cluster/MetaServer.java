@@ -213,6 +213,7 @@ public final class MetaServer implements AutoCloseable {
       throw new IllegalStateException("meta's HTTP endpoint cannot listen on " + at + ": " + e.getMessage()
           + "; choose another port with meta.http-port (--http-port; 0 picks a free one, -1 turns it off)", e);
     }
+    http.setExecutor(Dashboard.requestThreads());
     http.createContext("/metrics", ex -> serve(ex, token, "text/plain; version=0.0.4; charset=utf-8", metrics::scrape));
     http.createContext("/api/status", ex -> serve(ex, token, "application/json",
         () -> JsonFormat.printer().print(AdminViews.status(meta, meta.clock().nowMillis()))));

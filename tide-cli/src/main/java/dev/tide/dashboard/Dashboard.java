@@ -96,6 +96,21 @@ public final class Dashboard implements AutoCloseable {
     this.sampler = new Sampler(meta, views, AdminServiceGrpc.newBlockingStub(admin), 600);
   }
 
+  /**
+   * Threads for an HTTP server that hosts the dashboard: an action waits for its reschedule's barrier
+   * to commit, which must not hold up other pages or a metrics scrape. Idle threads end after 30 s.
+   */
+  public static java.util.concurrent.Executor requestThreads() {
+    java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS,
+        new java.util.concurrent.LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "meta-http");
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
   /** Serves the dashboard on {@code http} ({@code /} and {@code /api/dash/}) and starts sampling once a second. */
   public Dashboard mount(HttpServer http) {
     http.createContext("/", this::handle);
@@ -122,6 +137,7 @@ public final class Dashboard implements AutoCloseable {
       throw new IllegalStateException("the dashboard cannot listen on 127.0.0.1:" + port + ": " + e.getMessage()
           + "; choose another port (0 picks a free one)", e);
     }
+    http.setExecutor(requestThreads());
     ManagedChannel channel = io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder.forTarget(adminAddress).usePlaintext().build();
     Dashboard d = new Dashboard(meta, channel, views, Optional.empty()).mount(http);
     http.start();

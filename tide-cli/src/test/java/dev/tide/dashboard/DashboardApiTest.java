@@ -74,6 +74,9 @@ class DashboardApiTest {
       assertThat(bad.statusCode()).isEqualTo(400);
       assertThat(json(bad).get("error").getAsString()).contains("scale of job 'q1' refused").contains("lots");
       assertThat(c.post("/api/dash/jobs/q1/scale", "not json", true).statusCode()).isEqualTo(400);
+      HttpResponse<String> drain = c.post("/api/dash/workers/99/drain", "{}", true);
+      assertThat(drain.statusCode()).isEqualTo(400);
+      assertThat(json(drain).get("error").getAsString()).contains("worker 99").contains("unknown worker");
       // A dry run shows the diff and changes nothing.
       JsonObject dry = json(c.post("/api/dash/jobs/q1/scale", "{\"parallelism\":\"1\",\"dryRun\":true}", true));
       assertThat(dry.get("applied").getAsBoolean()).isFalse();
