@@ -316,7 +316,8 @@ function placementPage() {
 
 // ------------------------------------------------------------------ timeline
 
-const KIND_COLORS = { reschedule: '#1f6feb', recovery: '#cf222e', pause: '#8a5a00', resume: '#2da44e', drain: '#8250df', keeper: '#6e7781' };
+const KIND_COLORS = { reschedule: '#1f6feb', recovery: '#cf222e', pause: '#8a5a00', resume: '#2da44e', drain: '#8250df',
+  autoscaler: '#bf3989', keeper: '#6e7781' };
 
 function timelinePage() {
   $('content').innerHTML = '<section><h2>Timeline</h2><div id="timeline" class="chart" style="height:360px"></div></section>'

@@ -62,6 +62,19 @@ class PauseAndPolicyTest {
         assertThat(controller.round()).isZero();
         assertThat(seen).hasSize(2);
       }
+      // The timeline shows what the policy did, and what it was refused.
+      assertThat(cluster.meta().events().since(0)).anySatisfy(e -> {
+        assertThat(e.kind()).isEqualTo("reschedule");
+        assertThat(e.subject()).isEqualTo("q5");
+      });
+      ScalingPolicy unknown = (snapshot, now) -> List.of(RescheduleRequest.scale("nope", new JobIntent(new Intent.Fixed(1), new TreeMap<>())));
+      try (ScalingController controller = new ScalingController(cluster.meta(), unknown, Clock.SYSTEM)) {
+        assertThat(controller.round()).isZero();
+      }
+      assertThat(cluster.meta().events().since(0)).anySatisfy(e -> {
+        assertThat(e.kind()).isEqualTo("autoscaler");
+        assertThat(e.reason()).contains("refused").contains("nope");
+      });
     }
   }
 }

@@ -44,7 +44,8 @@ public final class ScalingController implements AutoCloseable {
   public int round() {
     int done = 0;
     try {
-      List<RescheduleRequest> requests = policy.decide(meta.snapshot(), clock.nowMillis());
+      long now = clock.nowMillis();
+      List<RescheduleRequest> requests = policy.decide(meta.snapshot(), now);
       for (RescheduleRequest r : requests) {
         try {
           if (meta.reschedule(r).applied()) {
@@ -54,6 +55,7 @@ public final class ScalingController implements AutoCloseable {
         } catch (IllegalArgumentException | IllegalStateException e) {
           refused.incrementAndGet();
           LOG.info("scaling policy request for job '{}' refused: {}", r.job(), e.getMessage());
+          meta.events().record(now, "autoscaler", r.job(), "request refused: " + e.getMessage());
         }
       }
     } catch (RuntimeException e) {
