@@ -35,6 +35,10 @@ class DashboardBrowserTest {
   private static final Duration PATIENCE = Duration.ofMinutes(1);
 
   private static WebDriver chromium() {
+    for (String exe : List.of("/usr/bin/chromium", "/usr/bin/chromedriver")) {
+      assertThat(Files.isExecutable(Path.of(exe))).as(exe + " is missing: the dashboard's browser test needs Debian's chromium and"
+          + " chromium-driver; install them with 'apt-get install -y chromium chromium-driver', as .ci/run does").isTrue();
+    }
     ChromeOptions options = new ChromeOptions();
     options.setBinary("/usr/bin/chromium");
     options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1400,1300");
