@@ -12,6 +12,7 @@ import dev.tide.cli.playground.ProcessPlayground;
 import dev.tide.cli.playground.Sample;
 import dev.tide.cluster.JobGrpcService;
 import dev.tide.cluster.LocalCluster;
+import dev.tide.dashboard.Dashboard;
 import dev.tide.cluster.OptimizerGroups;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
@@ -123,6 +124,8 @@ final class PlaygroundCommand implements Callable<Integer> {
       cluster.groups().create(DEMO_GROUP);
       AdminServer admin = startAdmin(cluster, config);
       cleanup.admin = admin;
+      cleanup.dashboard = startDashboard(cluster, admin);
+      out.println("Dashboard: " + cleanup.dashboard.url());
       Sample last = playground.run(cluster, admin.address());
       playground.printSummary(cluster, last);
     } finally {
@@ -181,6 +184,15 @@ final class PlaygroundCommand implements Callable<Integer> {
     }
   }
 
+  /** The dashboard on port 5691, or on a free port when that one is taken. */
+  private static Dashboard.Served startDashboard(LocalCluster cluster, AdminServer admin) {
+    try {
+      return Dashboard.serveLoopback(5691, cluster.meta(), admin.address(), cluster.views());
+    } catch (IllegalStateException e) {
+      return Dashboard.serveLoopback(0, cluster.meta(), admin.address(), cluster.views());
+    }
+  }
+
   private void validate() {
     OptionChecks.range(spec, "--duration", duration, Duration.ofSeconds(1), Duration.ofHours(24));
     OptionChecks.range(spec, "--rate", rate, 1, 100_000_000);
@@ -216,6 +228,7 @@ final class PlaygroundCommand implements Callable<Integer> {
     private final Path temporaryDir;
     volatile LocalCluster cluster;
     volatile AdminServer admin;
+    volatile Dashboard.Served dashboard;
     private boolean done;
 
     Cleanup(Path temporaryDir) {
@@ -227,6 +240,9 @@ final class PlaygroundCommand implements Callable<Integer> {
         return;
       }
       done = true;
+      if (dashboard != null) {
+        dashboard.close();
+      }
       if (admin != null) {
         admin.close();
       }

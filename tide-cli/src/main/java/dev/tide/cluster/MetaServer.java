@@ -7,6 +7,7 @@ import dev.tide.cli.ctl.ViewGrpcService;
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
+import dev.tide.dashboard.Dashboard;
 import dev.tide.meta.Meta;
 import dev.tide.meta.MetaGrpcService;
 import dev.tide.meta.admin.AdminGrpcService;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The meta process: meta over its store (SQLite or PostgreSQL), one gRPC port for compute nodes,
  * optimizers and {@code tide ctl} (meta, admin, job and view services), and an HTTP port serving
- * {@code /metrics} (Prometheus) and {@code /api/status} (JSON). Meta hosts the compaction workload
+ * {@code /metrics} (Prometheus), {@code /api/status} (JSON) and the web dashboard ({@link Dashboard}, under {@code /}). Meta hosts the compaction workload
  * and its optimizer groups ({@link OptimizerGroups}, group and optimizer services on the same port):
  * in-process optimizers reach it over a loopback channel to that port, {@code local} ones are
  * {@code tide optimizer} child processes. Every endpoint requires the cluster token when one is set;
@@ -63,9 +64,11 @@ public final class MetaServer implements AutoCloseable {
   private final HttpServer http;
   private final OptimizerGroups groups;
   private final AtomicReference<ManagedChannel> selfChannel;
+  private final Dashboard dashboard;
 
   private MetaServer(MetaStore store, Meta meta, Server grpc, HttpServer http, OptimizerGroups groups,
-      AtomicReference<ManagedChannel> selfChannel) {
+      AtomicReference<ManagedChannel> selfChannel, Dashboard dashboard) {
+    this.dashboard = dashboard;
     this.store = store;
     this.meta = meta;
     this.grpc = grpc;
@@ -131,7 +134,9 @@ public final class MetaServer implements AutoCloseable {
       meta.start();
       groups.keepers().bindMetrics(metrics.registry());
       groups.start();
-      MetaServer server = new MetaServer(store, meta, grpc, http, groups, self);
+      // The dashboard reads and acts through the admin API at meta's own port, as tide ctl does.
+      Dashboard dashboard = http == null ? null : new Dashboard(m, self.get(), views, token).mount(http);
+      MetaServer server = new MetaServer(store, meta, grpc, http, groups, self, dashboard);
       LOG.info("meta serving gRPC on {}:{}{}, store {}, objects {}", listen.host(), grpc.getPort(),
           http == null ? "" : ", HTTP on port " + http.getAddress().getPort(), store.describe(), objects);
       return server;
@@ -208,6 +213,7 @@ public final class MetaServer implements AutoCloseable {
       throw new IllegalStateException("meta's HTTP endpoint cannot listen on " + at + ": " + e.getMessage()
           + "; choose another port with meta.http-port (--http-port; 0 picks a free one, -1 turns it off)", e);
     }
+    http.setExecutor(Dashboard.requestThreads());
     http.createContext("/metrics", ex -> serve(ex, token, "text/plain; version=0.0.4; charset=utf-8", metrics::scrape));
     http.createContext("/api/status", ex -> serve(ex, token, "application/json",
         () -> JsonFormat.printer().print(AdminViews.status(meta, meta.clock().nowMillis()))));
@@ -273,6 +279,7 @@ public final class MetaServer implements AutoCloseable {
     groups.close();
     selfChannel.get().shutdownNow();
     if (http != null) {
+      dashboard.close();
       http.stop(0);
     }
     grpc.shutdownNow();

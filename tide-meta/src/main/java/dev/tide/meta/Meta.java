@@ -87,7 +87,9 @@ public final class Meta implements AutoCloseable {
   private volatile StoreVersion committedView;
   private volatile MetaStats stats;
   private volatile List<MetaCore.WorkerHealth> health = List.of();
-  private volatile LongConsumer barrierLatencyListener = ms -> {};
+  private final java.util.List<LongConsumer> barrierListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final EventLog eventLog = new EventLog(1000);
+  private String recovering; // driver thread: the recovery reason last published
 
   /**
    * A meta over {@code store}, which the caller keeps owning (and closes after {@link #close}). The
@@ -183,7 +185,11 @@ public final class Meta implements AutoCloseable {
 
   /** Pauses (or resumes) a job's sources at the next barrier; barriers keep flowing. Returns whether it changed. */
   public boolean setPaused(String name, boolean paused) {
-    return call(new Command.SetPaused(name, paused));
+    boolean changed = call(new Command.SetPaused(name, paused));
+    if (changed) {
+      eventLog.record(clock.nowMillis(), paused ? "pause" : "resume", name, "requested");
+    }
+    return changed;
   }
 
   /**
@@ -193,12 +199,23 @@ public final class Meta implements AutoCloseable {
    * change nothing; a reschedule of a job whose previous one is in flight is refused.
    */
   public RescheduleResult reschedule(RescheduleRequest req) {
-    return call(new Command.Reschedule(req.job(), req.change(), req.dryRun()));
+    RescheduleResult r = call(new Command.Reschedule(req.job(), req.change(), req.dryRun()));
+    if (r.applied()) {
+      eventLog.record(clock.nowMillis(), "reschedule", req.job(), "actors " + r.actorsBefore() + " -> " + r.actorsAfter() + ", "
+          + r.diff().movedVnodes() + " vnodes and " + r.diff().movedSplits() + " splits moved; intent " + r.intent().render());
+    }
+    return r;
   }
 
   /** Marks a worker draining: its actors are migrated off, then it is told to leave. */
   public void drainWorker(int workerId) {
     call(new Command.DrainWorker(workerId));
+    eventLog.record(clock.nowMillis(), "drain", "worker " + workerId, "requested: its actors migrate off, then it leaves");
+  }
+
+  /** Recent reschedules, recoveries, pauses, resumes and drains, with their reasons; others may record theirs too. */
+  public EventLog events() {
+    return eventLog;
   }
 
   /** A consistent snapshot for tools and scaling policies. */
@@ -246,9 +263,9 @@ public final class Meta implements AutoCloseable {
     return snapshot().workers();
   }
 
-  /** Calls {@code listener} on the driver thread with the inject-to-commit latency of every committed barrier. */
+  /** Adds {@code listener}, called on the driver thread with the inject-to-commit latency of every committed barrier. */
   public void onBarrierCommitted(LongConsumer listener) {
-    this.barrierLatencyListener = listener;
+    barrierListeners.add(listener);
   }
 
   /** The clock meta's timestamps (heartbeats, barriers) are read from. */
@@ -442,7 +459,7 @@ public final class Meta implements AutoCloseable {
           ch.shutdownNow();
         }
       } else if (e instanceof Effect.Committed c) {
-        barrierLatencyListener.accept(c.barrierLatencyMs());
+        barrierListeners.forEach(l -> l.accept(c.barrierLatencyMs()));
       }
     }
     publish();
@@ -508,6 +525,11 @@ public final class Meta implements AutoCloseable {
     committedView = core.committedVersion();
     stats = core.stats();
     health = core.workerHealth();
+    String reason = core.recoveryReason();
+    if (reason != null && !reason.equals(recovering)) {
+      eventLog.record(clock.nowMillis(), "recovery", "cluster", reason);
+    }
+    recovering = reason;
   }
 
   /** SST ids, reserved durably in blocks; compute nodes take them from RPC threads. Thread-safe. */

@@ -58,6 +58,7 @@ public final class ProcessPlayground {
       int port = Integer.parseInt(meta.ready().group(1));
       out.printf("meta        pid %d, gRPC 127.0.0.1:%d, metrics http://127.0.0.1:%s/metrics%n", meta.process().process().pid(), port,
           meta.ready().group(2));
+      out.printf("dashboard   http://127.0.0.1:%s/%n", meta.ready().group(2));
       for (int i = 0; i < settings.nodes(); i++) {
         startCompute(port, common);
       }

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * The autoscaler's driver: every {@code autoscaler.interval} it reads meta's snapshot and load
  * signals, steps the {@link AutoscalerCore}, and submits each action through
  * {@link Meta#reschedule} — the path a person's {@code tide ctl scale --fragment} takes — logging
- * it with its reason and keeping the last {@value #KEPT} decisions per job.
+ * it with its reason (also in meta's event log, the dashboard's timeline) and keeping the last
+ * {@value #KEPT} decisions per job.
  */
 public final class Autoscaler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Autoscaler.class);
@@ -110,6 +111,7 @@ public final class Autoscaler implements AutoCloseable {
       }
       Decision d = new Decision(now, a.job(), a.ensembleRoot(), a.from(), a.to(), a.reason(), outcome);
       LOG.info("autoscaler: job '{}' fragment {}: {} ({})", a.job(), a.ensembleRoot(), a.reason(), outcome);
+      meta.events().record(now, "autoscaler", a.job(), "fragment " + a.ensembleRoot() + ": " + a.reason() + " (" + outcome + ")");
       ArrayDeque<Decision> kept = decisions.computeIfAbsent(a.job(), k -> new ArrayDeque<>());
       kept.addLast(d);
       while (kept.size() > KEPT) {
