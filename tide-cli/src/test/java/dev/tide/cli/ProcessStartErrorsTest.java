@@ -83,6 +83,16 @@ class ProcessStartErrorsTest {
   void anUnknownOptionInTheConfigFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("tide.properties");
     Files.writeString(file, "barrier.intervall=1s\n");
-    assertClearError(run("meta", "--config", file.toString()), "barrier.intervall", "unknown option", file.toString());
+    Run r = run("meta", "--config", file.toString());
+    assertThat(r.exit()).as("a bad value is a usage error: " + r.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(r.err()).startsWith("error: ").contains("barrier.intervall", "unknown option", "did you mean 'barrier.interval'?",
+        file.toString()).doesNotContain("\tat ", "Exception:");
+  }
+
+  @Test
+  void aBadValueOfASetFlagExitsTwo(@TempDir Path dir) {
+    Run r = run("compute", "--data-dir", dir.toString(), "--set", "compute.slots=0");
+    assertThat(r.exit()).as(r.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(r.err()).contains("invalid value '0' for option 'compute.slots': must be between 1 and 1024");
   }
 }
