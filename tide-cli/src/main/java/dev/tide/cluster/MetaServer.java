@@ -1,6 +1,5 @@
 package dev.tide.cluster;
 
-import com.google.protobuf.util.JsonFormat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.tide.cli.ctl.ViewGrpcService;
@@ -127,7 +126,7 @@ public final class MetaServer implements AutoCloseable {
       late.addService(guarded(new GroupGrpcService(groups.keepers()), token));
       late.addService(guarded(new TableGrpcService(groups.optimizing(), groups.keepers()), token));
       int httpPort = config.get(ProcessOptions.META_HTTP_PORT);
-      HttpServer http = httpPort < 0 ? null : startHttp(listen.withPort(httpPort), token, metrics, m);
+      HttpServer http = httpPort < 0 ? null : startHttp(listen.withPort(httpPort), token, metrics, m, views);
       meta.start();
       groups.keepers().bindMetrics(metrics.registry());
       groups.start();
@@ -200,7 +199,7 @@ public final class MetaServer implements AutoCloseable {
     }
   }
 
-  private static HttpServer startHttp(Endpoint at, Optional<ClusterToken> token, MetaMetrics metrics, Meta meta) {
+  private static HttpServer startHttp(Endpoint at, Optional<ClusterToken> token, MetaMetrics metrics, Meta meta, CommittedViews views) {
     HttpServer http;
     try {
       http = HttpServer.create(at.socketAddress(), 16);
@@ -210,7 +209,8 @@ public final class MetaServer implements AutoCloseable {
     }
     http.createContext("/metrics", ex -> serve(ex, token, "text/plain; version=0.0.4; charset=utf-8", metrics::scrape));
     http.createContext("/api/status", ex -> serve(ex, token, "application/json",
-        () -> JsonFormat.printer().print(AdminViews.status(meta, meta.clock().nowMillis()))));
+        () -> ProtoJson.print(AdminViews.status(meta, meta.clock().nowMillis()).toBuilder()
+            .addAllJobList(JobStates.summaries(meta, views)).build())));
     http.start();
     return http;
   }

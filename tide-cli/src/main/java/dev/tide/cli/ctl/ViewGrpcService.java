@@ -1,6 +1,10 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cluster.CommittedViews;
+import dev.tide.cluster.JobStates;
+import dev.tide.proto.admin.JobSummary;
+import dev.tide.proto.admin.JobsRequest;
+import dev.tide.proto.admin.JobsResponse;
 import dev.tide.common.hash.RowFingerprint;
 import dev.tide.proto.admin.DigestRequest;
 import dev.tide.proto.admin.DigestResponse;
@@ -82,6 +86,21 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
       r.addSources(SourceProgress.newBuilder().setTable(p.table()).setEmitted(p.emitted()).setTotal(p.total()));
     }
     out.onNext(r.build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void jobs(JobsRequest req, StreamObserver<JobsResponse> out) {
+    List<JobSummary> jobs = JobStates.summaries(meta.get(), views);
+    if (!req.getJob().isEmpty()) {
+      jobs = jobs.stream().filter(j -> j.getName().equals(req.getJob())).toList();
+      if (jobs.isEmpty()) {
+        out.onError(Status.NOT_FOUND.withDescription("unknown job '" + req.getJob() + "'; jobs: " + meta.get().jobs().keySet())
+            .asRuntimeException());
+        return;
+      }
+    }
+    out.onNext(JobsResponse.newBuilder().addAllJobs(jobs).build());
     out.onCompleted();
   }
 }

@@ -124,6 +124,84 @@ class CtlCommandTest {
     assertThat(unknown.err()).contains("unknown digest 'q5'; digests: [q1] (create one with: tide ctl job create QUERY --digest)");
   }
 
+  @Test
+  void aBoundedJobShowsFinishedOnceItsSourcesAreExhaustedAndCommitted() {
+    ok(ctl("job", "create", "q0", "--name", "small", "--source", "events=2000", "--source", "splits=2"));
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+        .until(() -> ctl("job", "list").out().matches("(?s).*\\n +small +\\d+ +finished .*"));
+    Run list = ctl("job", "list");
+    ok(list);
+    assertThat(list.out()).startsWith("jobs: 2\n").containsPattern("\n +job +id +state +intent +fragments +actors\n")
+        .containsPattern("\n +q5 +\\d+ +running ");
+    Run status = ctl("job", "status", "small");
+    ok(status);
+    assertThat(status.out()).startsWith("job 'small' (id ").contains("): finished;").contains("source bid: ")
+        .containsPattern("source bid: (\\d+) of \\1 events committed");
+    assertThat(ctl("job", "status", "q5").out()).contains("): running;").contains(" of 9200000 events committed"); // 46 of each 50 events are bids
+    Run json = ctl("job", "list", "--json");
+    ok(json);
+    assertThat(json.out()).contains("\"name\": \"small\"", "\"state\": \"finished\"", "\"state\": \"running\"");
+  }
+
+  @Test
+  void oneQueryRunsTwiceUnderTwoNamesAndADuplicateNameIsRefused() {
+    Run a = ctl("job", "create", "q0", "--name", "a", "--source", "events=1000");
+    ok(a);
+    assertThat(a.out()).startsWith("job 'a' (id ").contains("views: a");
+    Run b = ctl("job", "create", "q0", "--name", "b", "--source", "events=1000");
+    ok(b);
+    assertThat(b.out()).contains("views: b");
+    await().atMost(Duration.ofMinutes(1)).until(() -> cluster.scan("a").size() == 920 && cluster.scan("b").size() == 920);
+
+    Run again = ctl("job", "create", "q5");
+    assertThat(again.exitCode()).isEqualTo(1);
+    assertThat(again.err().strip()).isEqualTo("error: create job 'q5' refused: a job named 'q5' already exists; drop it"
+        + " ('tide ctl job drop q5') or name the new one ('tide ctl job create q5 --name NAME')");
+    Run dup = ctl("job", "create", "q1", "--name", "a");
+    assertThat(dup.err()).contains("create job 'a' (query q1) refused: a job named 'a' already exists");
+    Run bad = ctl("job", "create", "q1", "--name", "no-dashes");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("--name", "'no-dashes'", "letter followed by");
+    assertThat(cluster.meta().jobs().keySet()).containsExactlyInAnyOrder("q5", "a", "b");
+  }
+
+  @Test
+  void everyCommandPrintsJsonWithNumbersAsNumbers() {
+    Run status = ctl("status", "--json");
+    ok(status);
+    assertThat(status.out()).startsWith("{\n").containsPattern("\"committedEpoch\": [0-9]+,")
+        .containsPattern("\"recoveries\": 0,");
+    Run cluster = ctl("cluster", "--json");
+    ok(cluster);
+    assertThat(cluster.out()).contains("\"workers\": [", "\"name\": \"q5\"", "\"slots\": 2");
+    Run fragments = ctl("fragments", "q5", "--json");
+    ok(fragments);
+    assertThat(fragments.out()).contains("\"fragments\": [", "\"kind\": \"SOURCE\"");
+    Run refused = ctl("fragments", "nope", "--json");
+    assertThat(refused.exitCode()).isEqualTo(1);
+    assertThat(refused.out()).isEmpty();
+    assertThat(refused.err()).startsWith("error: ").contains("unknown job 'nope'");
+  }
+
+  @Test
+  void theHttpPortGivenAsMetaIsNamedAndTheGrpcPortSuggested() throws IOException {
+    com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+    http.createContext("/", ex -> {
+      ex.sendResponseHeaders(404, -1);
+      ex.close();
+    });
+    http.start();
+    try {
+      Run r = tide("ctl", "status", "--meta", "127.0.0.1:" + http.getAddress().getPort());
+      assertThat(r.exitCode()).isEqualTo(1);
+      assertThat(r.err().strip()).startsWith("error: 127.0.0.1:" + http.getAddress().getPort() + " answers HTTP, not gRPC")
+          .contains("meta.http-port", "meta.listen, default 127.0.0.1:5690").doesNotContain("\n");
+    } finally {
+      http.stop(0);
+    }
+  }
+
   @AfterEach
   void stop() {
     if (admin != null) {
@@ -357,7 +435,7 @@ class CtlCommandTest {
     Run r = tide("ctl", "status", "--meta", "127.0.0.1:" + port);
 
     assertThat(r.exitCode()).isEqualTo(1);
-    assertThat(r.err().strip()).startsWith("cannot reach meta at 127.0.0.1:" + port + ": ").doesNotContain("\n");
+    assertThat(r.err().strip()).startsWith("error: cannot reach meta at 127.0.0.1:" + port + ": ").doesNotContain("\n");
     assertThat(r.out()).isEmpty();
   }
 
