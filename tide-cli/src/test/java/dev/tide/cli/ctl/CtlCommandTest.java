@@ -77,14 +77,16 @@ class CtlCommandTest {
     long table = VersionDeltas.allSsts(cluster.meta().committedVersion()).get(0).getTableIds(0);
     Run list = ctl("table", "list");
     ok(list);
-    assertThat(list.out()).startsWith("tables: ").containsPattern("\\n +table +group +quota +status +l0-files")
-        .containsPattern("\\n +" + table + " +default +0\\.5 ");
+    String name = cluster.meta().jobs().get("q5").getTablesList().stream().filter(t -> t.getTableId() == table).findFirst()
+        .orElseThrow().getName();
+    assertThat(list.out()).startsWith("tables: ").containsPattern("\\n +table +job +name +group +quota +status +l0-files")
+        .containsPattern("\\n +" + table + " +q5 +" + java.util.regex.Pattern.quote(name) + " +default +0\\.5 ");
 
     Run set = ctl("table", "update", String.valueOf(table), "--set", "self-optimizing.quota=3");
     ok(set);
     assertThat(set.out()).isEqualTo("table " + table + " updated: compacted by optimizer group default, quota 3 threads"
         + " {self-optimizing.quota=3}\n");
-    assertThat(ctl("table", "list", "--group", "default").out()).containsPattern("\\n +" + table + " +default +3 ");
+    assertThat(ctl("table", "list", "--group", "default").out()).containsPattern("\\n +" + table + " +q5 +\\S+ +default +3 ");
 
     Run notANumber = ctl("table", "update", String.valueOf(table), "--set", "self-optimizing.quota=lots");
     assertThat(notANumber.exitCode()).isEqualTo(1);
@@ -103,7 +105,8 @@ class CtlCommandTest {
     await().until(() -> !cluster.scan("q5").isEmpty());
     Run r = ctl("scan", "q5", "--limit", "3");
     ok(r);
-    assertThat(r.out()).startsWith("view q5: ").containsPattern("\\n +auction +num +window_start\\n");
+    assertThat(r.out()).startsWith("view q5: ").containsPattern("\\n +auction +num +window_start\\n")
+        .as("timestamps in ISO-8601").containsPattern("\\n +\\d+ +\\d+ +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d(:\\d\\d)?(\\.\\d+)?Z\\n");
     Run unknown = ctl("scan", "nope");
     assertThat(unknown.exitCode()).isEqualTo(1);
     assertThat(unknown.err()).contains("unknown materialized view 'nope'");
