@@ -86,6 +86,13 @@ public final class MetaServer implements AutoCloseable {
       throw new IllegalArgumentException("meta.listen host '" + listen.host() + "' does not resolve");
     }
     ClusterToken.requireForBind(token, bind.getAddress(), "meta");
+    // A port in use refuses the start before the store is opened, so a failed start leaves no meta.db behind.
+    requireFree(bind, "meta", listen, "meta.listen (--listen)");
+    int httpPortWanted = config.get(ProcessOptions.META_HTTP_PORT);
+    if (httpPortWanted > 0) {
+      Endpoint httpAt = listen.withPort(httpPortWanted);
+      requireFree(httpAt.socketAddress(), "meta's HTTP endpoint", httpAt, "meta.http-port (--http-port; -1 turns it off)");
+    }
     MetaStore store = JdbcMetaStore.open(ProcessOptions.metaStoreUrl(config));
     ObjectStore objects = null;
     Meta meta = null;
@@ -182,6 +189,20 @@ public final class MetaServer implements AutoCloseable {
   private static ServerServiceDefinition guarded(BindableService service, Optional<ClusterToken> token) {
     ServerServiceDefinition def = service.bindService();
     return token.map(t -> ServerInterceptors.intercept(def, t.interceptor())).orElse(def);
+  }
+
+  /** Refuses a fixed port that is taken (port 0 is always free); the real bind may still lose a race, and says so the same way. */
+  private static void requireFree(InetSocketAddress at, String who, Endpoint listen, String option) {
+    if (at.getPort() == 0) {
+      return;
+    }
+    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(at);
+    } catch (IOException e) {
+      throw new IllegalStateException(who + " cannot listen on " + listen + ": " + e.getMessage()
+          + "; choose another address with " + option + " (port 0 picks a free one)", e);
+    }
   }
 
   /** Starts {@code server}, turning a bind failure into one clear line. */

@@ -43,6 +43,10 @@ class ProcessStartErrorsTest {
       int port = taken.getLocalPort();
       assertClearError(run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:" + port, "--http-port", "-1"),
           "cannot listen on 127.0.0.1:" + port, "choose another address");
+      assertThat(dir.resolve("meta.db")).as("a refused start creates no meta store").doesNotExist();
+      assertClearError(run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:0", "--http-port", String.valueOf(port)),
+          "HTTP endpoint cannot listen on 127.0.0.1:" + port, "meta.http-port");
+      assertThat(dir.resolve("meta.db")).doesNotExist();
     }
   }
 
