@@ -61,7 +61,8 @@ final class AdminClient implements AutoCloseable {
   /** A client that hands every answer meta sends to {@code onResponse} (what {@code --json} prints). */
   AdminClient(MetaAddress address, Optional<ClusterToken> token, Consumer<Message> onResponse) {
     this.address = address;
-    this.managed = Dial.to(address.toString(), token).build();
+    this.managed = SHARED.get() != null ? SHARED.get().computeIfAbsent(address + "|" + token.map(ClusterToken::header).orElse(""),
+        k -> Dial.to(address.toString(), token).build()) : Dial.to(address.toString(), token).build();
     this.channel = ClientInterceptors.intercept(managed, new ClientInterceptor() {
       @Override
       public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
@@ -158,8 +159,26 @@ final class AdminClient implements AutoCloseable {
     return address;
   }
 
+  /** Channels kept open across the commands of one {@code tide ctl --shell}; null outside a shell. */
+  private static final ThreadLocal<java.util.Map<String, ManagedChannel>> SHARED = new ThreadLocal<>();
+
+  /** Runs {@code body} with one channel per meta address shared by its commands, closed at the end. */
+  static void sharingChannels(Runnable body) {
+    java.util.Map<String, ManagedChannel> channels = new java.util.HashMap<>();
+    SHARED.set(channels);
+    try {
+      body.run();
+    } finally {
+      SHARED.remove();
+      channels.values().forEach(ManagedChannel::shutdownNow);
+    }
+  }
+
   @Override
   public void close() {
+    if (SHARED.get() != null) {
+      return; // the shell closes its shared channels
+    }
     managed.shutdownNow();
     try {
       managed.awaitTermination(2, TimeUnit.SECONDS);

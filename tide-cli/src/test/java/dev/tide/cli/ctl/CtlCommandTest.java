@@ -187,6 +187,23 @@ class CtlCommandTest {
   }
 
   @Test
+  void aShellRunsManyCommandsInOneProcess() {
+    String m = " --meta " + admin.address();
+    java.io.InputStream stdin = System.in;
+    System.setIn(new java.io.ByteArrayInputStream(("status" + m + "\n\n# a comment\ncluster --json" + m + "\nfragments nope" + m
+        + "\njob list" + m + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    Run r;
+    try {
+      r = tide("ctl", "--shell");
+    } finally {
+      System.setIn(stdin);
+    }
+    assertThat(r.exitCode()).as("the failed command's exit code").isEqualTo(1);
+    assertThat(r.out()).containsPattern("committed epoch +[0-9]+\\n").contains("\"workers\": [").contains("jobs: 1\n");
+    assertThat(r.err().strip()).isEqualTo("error: unknown job 'nope'; jobs: [q5]");
+  }
+
+  @Test
   void theHttpPortGivenAsMetaIsNamedAndTheGrpcPortSuggested() throws IOException {
     com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
         new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
