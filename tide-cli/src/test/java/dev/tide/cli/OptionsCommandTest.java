@@ -36,6 +36,21 @@ class OptionsCommandTest {
     assertThat(r.out()).contains("| data-dir | tide-data | - | meta,compute,optimizer |");
   }
 
+  /** docs/configuration.md holds the output of 'tide options --markdown' (compute.slots' default is the machine's). */
+  @Test
+  void theDocsTableIsTheGeneratedOne() throws Exception {
+    Path doc = Path.of(System.getProperty("user.dir")).getParent().resolve("docs/configuration.md");
+    List<String> documented = Files.readAllLines(doc).stream().filter(l -> l.startsWith("| ")).map(OptionsCommandTest::machineFree).toList();
+    List<String> generated = OptimizerCommandTest.tide("options", "--markdown").out().lines().filter(l -> l.startsWith("| "))
+        .map(OptionsCommandTest::machineFree).toList();
+    assertThat(documented).as("regenerate the table of docs/configuration.md with 'tide options --markdown'")
+        .containsExactlyElementsOf(generated);
+  }
+
+  private static String machineFree(String row) {
+    return row.startsWith("| compute.slots | ") ? row.replaceFirst("^\\| compute\\.slots \\| \\d+ \\|", "| compute.slots | N |") : row;
+  }
+
   @Test
   void oneFileServesEveryRoleAndATypoIsStillRefused(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("tide.properties");
