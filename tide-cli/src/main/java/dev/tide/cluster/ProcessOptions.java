@@ -25,23 +25,39 @@ import java.util.Properties;
  * of a cluster: each takes the keys it knows and the engine options of {@link MetaOptions}.
  */
 public final class ProcessOptions {
+  private static final String ENDPOINT_RULE = "HOST:PORT with a port between 0 and 65535, e.g. 127.0.0.1:5690";
+
+  private static boolean isEndpoint(String text) {
+    try {
+      Endpoint.parse(text, "127.0.0.1:5690");
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
   public static final ConfigOption<String> DATA_DIR = ConfigOption.stringOption("data-dir", "tide-data",
       "Directory of the meta store file (SQLite) and of the local object store, unless those are set.");
   public static final ConfigOption<String> META_LISTEN = ConfigOption.stringOption("meta.listen", "127.0.0.1:5690",
-      "HOST:PORT where meta serves gRPC (compute nodes, optimizers, tide ctl). Port 0 picks a free one.");
+      "HOST:PORT where meta serves gRPC (compute nodes, optimizers, tide ctl). Port 0 picks a free one.")
+      .withRule(ProcessOptions::isEndpoint, ENDPOINT_RULE);
   public static final ConfigOption<Integer> META_HTTP_PORT = ConfigOption.intOption("meta.http-port", 5691,
       "Port of meta's HTTP endpoint (/metrics, /api/status) on the meta.listen host; 0 picks a free one, -1 turns it off.")
       .withRule(p -> p >= -1 && p <= 65535, "-1 (off), 0 (any free port) or a port up to 65535");
   public static final ConfigOption<String> META_STORE = ConfigOption.stringOption("meta.store", "",
       "JDBC URL of the meta store: jdbc:sqlite:FILE or jdbc:postgresql://HOST:PORT/DB?user=U&password=P. "
-          + "Empty: SQLite at <data-dir>/meta.db.");
+          + "Empty: SQLite at <data-dir>/meta.db.")
+      .withRule(u -> u.isEmpty() || u.startsWith("jdbc:sqlite:") || u.startsWith("jdbc:postgresql://"),
+          "empty, jdbc:sqlite:FILE or jdbc:postgresql://HOST:PORT/DB");
   public static final ConfigOption<String> OBJECT_STORE_DIR = ConfigOption.stringOption("object-store.dir", "",
       "Directory of the local object store, shared by every process of the cluster. Empty: <data-dir>/objects. "
           + "Ignored when s3.bucket is set.");
   public static final ConfigOption<String> COMPUTE_META = ConfigOption.stringOption("compute.meta", "127.0.0.1:5690",
-      "HOST:PORT of meta, where a compute node registers.");
+      "HOST:PORT of meta, where a compute node registers.")
+      .withRule(ProcessOptions::isEndpoint, ENDPOINT_RULE);
   public static final ConfigOption<String> COMPUTE_LISTEN = ConfigOption.stringOption("compute.listen", "127.0.0.1:0",
-      "HOST:PORT where a compute node serves its stream and exchange services; port 0 picks a free one.");
+      "HOST:PORT where a compute node serves its stream and exchange services; port 0 picks a free one.")
+      .withRule(ProcessOptions::isEndpoint, ENDPOINT_RULE);
   public static final ConfigOption<Integer> COMPUTE_SLOTS = ConfigOption.intOption("compute.slots",
       Runtime.getRuntime().availableProcessors(),
       "Actors of one fragment a compute node takes (its share of a job's parallelism); default: the machine's available processors.")

@@ -94,6 +94,20 @@ class ProcessStartErrorsTest {
   }
 
   @Test
+  void aMalformedAddressOrStoreUrlExitsTwoNamingTheKey(@TempDir Path dir) {
+    Run listen = run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:99999");
+    assertThat(listen.exit()).as(listen.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(listen.err()).contains("invalid value '127.0.0.1:99999' for option 'meta.listen': must be HOST:PORT with a port between 0 and 65535");
+    Run metaAt = run("compute", "--data-dir", dir.toString(), "--meta", "bogus");
+    assertThat(metaAt.exit()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(metaAt.err()).contains("'bogus' for option 'compute.meta'");
+    Run store = run("meta", "--data-dir", dir.toString(), "--store", "jdbc:nope:x", "--http-port", "-1");
+    assertThat(store.exit()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(store.err()).contains("'jdbc:nope:x' for option 'meta.store': must be empty, jdbc:sqlite:FILE or jdbc:postgresql://");
+    assertThat(dir.resolve("meta.db")).doesNotExist();
+  }
+
+  @Test
   void aBadValueOfASetFlagExitsTwo(@TempDir Path dir) {
     Run r = run("compute", "--data-dir", dir.toString(), "--set", "compute.slots=0");
     assertThat(r.exit()).as(r.err()).isEqualTo(TideCli.EXIT_USAGE);
