@@ -1,32 +1,25 @@
 package dev.tide.cli;
 
 import dev.tide.cluster.Dial;
+import dev.tide.cluster.ProcessOptions;
 import dev.tide.cli.ctl.MetaAddress;
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.common.config.Config;
-import dev.tide.common.config.ConfigException;
-import dev.tide.common.config.ConfigOption;
 import dev.tide.optimizer.worker.OptimizerInstance;
 import dev.tide.optimizer.worker.OptimizerSettings;
-import dev.tide.storage.object.LocalObjectStore;
 import dev.tide.storage.object.ObjectStore;
-import dev.tide.storage.object.S3Config;
-import dev.tide.storage.object.S3ObjectStore;
 import io.grpc.ManagedChannel;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -35,17 +28,18 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code tide optimizer}: an optimizer instance process. It registers with meta's optimizer service,
- * runs compaction tasks on K threads against the cluster's object store, and runs until killed (it
- * unregisters on a normal shutdown, so its tasks go back to PLANNED at once).
+ * runs compaction tasks on K threads against the cluster's object store, and runs until stopped. On
+ * SIGTERM or SIGINT it unregisters (meta hands its in-flight tasks to another instance at once), closes
+ * the channel and the object store, and exits 0.
  *
- * <p>The object store is the compute nodes': {@code --objects DIR} for a local directory, or the
- * {@code s3.*} keys of the {@code --config} properties file for S3 (see {@link S3Config}).
+ * <p>It reads the cluster config file every role reads ({@link ProcessOptions}): the object store is
+ * the compute nodes', {@code object-store.dir} (or {@code --objects DIR}, default
+ * {@code <data-dir>/objects}) or S3 when {@code s3.bucket} is set.
  */
 @Command(name = "optimizer", mixinStandardHelpOptions = true, sortOptions = false,
     description = "Runs an optimizer instance: K threads that compact state-store tables for meta.")
 final class OptimizerCommand implements Callable<Integer> {
-  static final ConfigOption<String> OBJECTS_DIR = ConfigOption.stringOption("objects.dir", "",
-      "Local directory of the object store (the compute nodes' objects directory).");
+  private static final Logger LOG = LoggerFactory.getLogger(OptimizerCommand.class);
 
   @Spec
   CommandSpec spec;
@@ -68,12 +62,19 @@ final class OptimizerCommand implements Callable<Integer> {
           + " which the local provider sets; prefer it: a flag shows in the process list).")
   String token;
 
-  @Option(names = "--objects", paramLabel = "DIR", description = "Local-directory object store (overrides objects.dir of --config).")
+  @Option(names = "--objects", paramLabel = "DIR", description = "Local-directory object store (sets object-store.dir).")
   Path objectsDir;
 
   @Option(names = "--config", paramLabel = "FILE",
-      description = "Properties file: objects.dir, or the s3.* keys of an S3 object store.")
+      description = "Properties file with cluster options, the same file as meta's and compute's (see 'tide options');"
+          + " this role reads data-dir, object-store.dir, the s3.* keys and cluster.token.")
   Path configFile;
+
+  @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Sets one option, e.g. --set object-store.dir=/var/tide/objects (repeatable).")
+  Map<String, String> set = new LinkedHashMap<>();
+
+  @Option(names = "--data-dir", paramLabel = "DIR", description = "Directory whose objects/ subdirectory is the local object store.")
+  Path dataDir;
 
   @Option(names = "--idle-poll", defaultValue = "500ms", converter = OptionChecks.DurationConverter.class, paramLabel = "DURATION",
       description = "Wait after a poll that gave no task (default: ${DEFAULT-VALUE}).")
@@ -87,75 +88,70 @@ final class OptimizerCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "Invalid value for option '--meta': " + e.getMessage());
     }
+    Config config = config();
     OptimizerSettings settings;
+    String secret;
     try {
       // One secret for both: the registration token, and the cluster token a meta may require on every call.
-      String secret = !token.isBlank() ? token : Optional.ofNullable(System.getenv(ClusterToken.ENV)).orElse("").strip();
+      secret = !token.isBlank() ? token : Optional.ofNullable(System.getenv(ClusterToken.ENV)).orElse("").strip();
+      if (secret.isEmpty()) {
+        secret = config.get(ProcessOptions.TOKEN);
+      }
       settings = new OptimizerSettings(group, threads, resourceId, secret, idlePoll);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "Invalid optimizer settings: " + e.getMessage());
     }
-    ObjectStore objects = objectStore();
+    ObjectStore objects;
+    try {
+      objects = ProcessOptions.objectStore(config);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "Invalid configuration: " + e.getMessage());
+    }
     PrintWriter out = spec.commandLine().getOut();
-    ManagedChannel channel = Dial.to(address.toString(), ClusterToken.resolve(token)).build();
+    Optional<ClusterToken> callToken = ClusterToken.resolve(token);
+    if (callToken.isEmpty() && !config.get(ProcessOptions.TOKEN).isBlank()) {
+      callToken = Optional.of(ClusterToken.of(config.get(ProcessOptions.TOKEN)));
+    }
+    ManagedChannel channel = Dial.to(address.toString(), callToken).build();
     OptimizerInstance instance = OptimizerInstance.start(channel, objects, settings);
     out.println("optimizer " + instance.instanceId() + " registered in group '" + group + "' with " + threads
         + (threads == 1 ? " thread" : " threads") + " at " + address);
     out.flush();
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread hook = new Thread(() -> {
-      instance.close();
+    AtomicBoolean closed = new AtomicBoolean();
+    Runnable close = () -> {
+      if (!closed.compareAndSet(false, true)) {
+        return;
+      }
+      instance.close(); // unregisters: meta hands this instance's tasks to another at once
       channel.shutdownNow();
       if (objects instanceof AutoCloseable c) {
         try {
           c.close();
-        } catch (Exception ignored) {
-          // shutting down
+        } catch (Exception e) {
+          LOG.warn("optimizer {}: closing the object store failed: {}", instance.instanceId(), e.toString());
         }
       }
-      stopped.countDown();
-    }, "optimizer-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    stopped.await();
+    };
+    GracefulStop.onTermSignal("optimizer", () -> {
+      close.run();
+      out.println("optimizer " + instance.instanceId() + " stopped: unregistered, its tasks handed back to meta");
+      out.flush();
+      return true;
+    });
+    Runtime.getRuntime().addShutdownHook(new Thread(close, "optimizer-shutdown"));
+    new CountDownLatch(1).await(); // until a signal's graceful stop exits the process
     return TideCli.EXIT_OK;
   }
 
-  private ObjectStore objectStore() {
-    Map<String, String> raw = new TreeMap<>();
-    if (configFile != null) {
-      Properties p = new Properties();
-      try (InputStream in = Files.newInputStream(configFile)) {
-        p.load(in);
-      } catch (IOException e) {
-        throw new ParameterException(spec.commandLine(), "Invalid value for option '--config': cannot read '" + configFile + "': " + e);
-      }
-      p.stringPropertyNames().forEach(k -> raw.put(k, p.getProperty(k)));
-    }
-    List<ConfigOption<?>> known = new ArrayList<>(S3Config.ALL);
-    known.add(OBJECTS_DIR);
-    Config config;
+  /** The cluster config: the {@code --config} file, then {@code --set}, then {@code --data-dir} and {@code --objects}. */
+  private Config config() {
+    Map<String, String> overrides = new LinkedHashMap<>(set);
+    ProcessFlags.flag(overrides, ProcessOptions.DATA_DIR.key(), dataDir);
+    ProcessFlags.flag(overrides, ProcessOptions.OBJECT_STORE_DIR.key(), objectsDir);
     try {
-      config = Config.parse(raw, known);
-    } catch (ConfigException e) {
-      throw new ParameterException(spec.commandLine(), "Invalid --config file '" + configFile + "': " + e.getMessage());
-    }
-    String dir = objectsDir != null ? objectsDir.toString() : config.get(OBJECTS_DIR);
-    boolean s3 = config.isSet(S3Config.BUCKET);
-    if (!dir.isEmpty() && s3) {
-      throw new ParameterException(spec.commandLine(), "both a local object directory ('" + dir + "') and s3.bucket are given;"
-          + " use one object store: --objects DIR (or objects.dir) or the s3.* keys of --config");
-    }
-    if (dir.isEmpty() && !s3) {
-      throw new ParameterException(spec.commandLine(), "no object store: give --objects DIR (the compute nodes' objects"
-          + " directory) or an S3 bucket (s3.bucket) in --config FILE");
-    }
-    if (!dir.isEmpty()) {
-      return new LocalObjectStore(Path.of(dir));
-    }
-    try {
-      return S3ObjectStore.open(S3Config.from(config));
-    } catch (ConfigException e) {
-      throw new ParameterException(spec.commandLine(), "Invalid --config file '" + configFile + "': " + e.getMessage());
+      return ProcessOptions.load(configFile, overrides);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(spec.commandLine(), "Invalid configuration: " + e.getMessage());
     }
   }
 }

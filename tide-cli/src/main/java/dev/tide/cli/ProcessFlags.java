@@ -7,10 +7,16 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /** Flags every cluster process takes: a config file, single overrides, and the cluster token. */
 final class ProcessFlags {
+  @Spec(Spec.Target.MIXEE)
+  CommandSpec mixee;
+
   @Option(names = "--config", paramLabel = "FILE",
       description = "Properties file with cluster options (see 'tide options'); flags override it.")
   Path configFile;
@@ -25,14 +31,22 @@ final class ProcessFlags {
       description = "Cluster token (default: $TIDE_TOKEN, else cluster.token of the config file).")
   String token;
 
-  /** The file's options, then {@code --set}, then the dedicated flags given in {@code flags}. */
+  /**
+   * The file's options, then {@code --set}, then the dedicated flags given in {@code flags}.
+   *
+   * @throws ParameterException (exit 2) naming the key, the value and the rule, for a bad key or value
+   */
   Config config(Map<String, String> flags) {
     Map<String, String> overrides = new LinkedHashMap<>(set);
     if (dataDir != null) {
       overrides.put(ProcessOptions.DATA_DIR.key(), dataDir);
     }
     overrides.putAll(flags);
-    return ProcessOptions.load(configFile, overrides);
+    try {
+      return ProcessOptions.load(configFile, overrides);
+    } catch (IllegalArgumentException e) {
+      throw new ParameterException(mixee.commandLine(), "Invalid configuration: " + e.getMessage());
+    }
   }
 
   Optional<ClusterToken> token(Config config) {

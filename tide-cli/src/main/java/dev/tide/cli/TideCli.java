@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "tide", mixinStandardHelpOptions = true, versionProvider = TideCli.Version.class,
     description = "Tide: an elastic stream processor.",
-    subcommands = {PlaygroundCommand.class, MetaCommand.class, ComputeCommand.class, OptimizerCommand.class, CtlCommand.class,
+    subcommands = {PlaygroundCommand.class, MetaCommand.class, ComputeCommand.class, OptimizerCommand.class, OptionsCommand.class, CtlCommand.class,
         BenchCommand.class, CommandLine.HelpCommand.class})
 public final class TideCli implements Callable<Integer> {
   public static final int EXIT_OK = 0;

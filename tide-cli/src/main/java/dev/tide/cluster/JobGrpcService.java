@@ -19,6 +19,10 @@ import java.util.function.Supplier;
 
 /** Creates and drops jobs of the built-in Nexmark queries: plans are compiled where meta runs. */
 public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
+  /** A job's name, also its view's or digest's: a letter, then letters, digits and underscores. */
+  public static final java.util.regex.Pattern JOB_NAME = java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,62}");
+  public static final String JOB_NAME_RULE = "must be a letter followed by up to 62 letters, digits or underscores";
+
   private final Supplier<Meta> meta;
   private final Config config;
 
@@ -37,13 +41,24 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
 
   @Override
   public void create(CreateJobRequest req, StreamObserver<CreateJobResponse> out) {
+    String name = req.getName().isEmpty() ? req.getQuery() : req.getName();
+    String what = "create job '" + name + "'" + (name.equals(req.getQuery()) ? "" : " (query " + req.getQuery() + ")");
+    if (!JOB_NAME.matcher(name).matches()) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription(what + " refused: a job name " + JOB_NAME_RULE).asRuntimeException());
+      return;
+    }
+    if (meta.get().jobs().containsKey(name)) {
+      out.onError(Status.ALREADY_EXISTS.withDescription(what + " refused: a job named '" + name + "' already exists; drop it"
+          + " ('tide ctl job drop " + name + "') or name the new one ('tide ctl job create " + req.getQuery() + " --name NAME')")
+          .asRuntimeException());
+      return;
+    }
     JobDefinition def;
     try {
-      def = submit(meta.get(), config, NexmarkQueries.plan(req.getQuery(), req.getSourceOptionsMap(),
+      def = submit(meta.get(), config, NexmarkQueries.plan(req.getQuery(), name, req.getSourceOptionsMap(),
           req.getDigest() ? NexmarkQueries.Terminal.DIGEST : NexmarkQueries.Terminal.MATERIALIZE));
     } catch (IllegalArgumentException e) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription("create job '" + req.getQuery() + "' refused: " + e.getMessage())
-          .asRuntimeException());
+      out.onError(Status.INVALID_ARGUMENT.withDescription(what + " refused: " + e.getMessage()).asRuntimeException());
       return;
     } catch (IllegalStateException e) {
       out.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());

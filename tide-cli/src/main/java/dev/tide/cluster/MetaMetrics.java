@@ -76,6 +76,22 @@ public final class MetaMetrics {
         .publishPercentiles(0.5, 0.99).publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1))
         .maximumExpectedValue(Duration.ofMinutes(1)).register(registry);
     m.onBarrierCommitted(ms -> latency.record(Duration.ofMillis(ms)));
+    // Prometheus' histogram type has no quantiles, so the registry drops the timer's percentiles:
+    // they are exported as gauges of their own (tide_barrier_latency_p50_seconds, ..._p99_seconds).
+    for (double q : new double[] {0.5, 0.99}) {
+      Gauge.builder("tide.barrier.latency.p" + Math.round(q * 100), latency, t -> percentileSeconds(t, q)).baseUnit("seconds")
+          .description("Inject-to-commit latency of checkpoint barriers, " + Math.round(q * 100)
+              + "th percentile over the last minutes (micrometer's decaying window)").register(registry);
+    }
+  }
+
+  private static double percentileSeconds(Timer t, double q) {
+    for (io.micrometer.core.instrument.distribution.ValueAtPercentile v : t.takeSnapshot().percentileValues()) {
+      if (v.percentile() == q) {
+        return v.value(java.util.concurrent.TimeUnit.SECONDS);
+      }
+    }
+    return Double.NaN;
   }
 
   /** The Prometheus text exposition of every metric, refreshed now. */

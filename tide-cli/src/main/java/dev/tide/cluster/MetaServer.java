@@ -1,6 +1,5 @@
 package dev.tide.cluster;
 
-import com.google.protobuf.util.JsonFormat;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.tide.cli.ctl.ViewGrpcService;
@@ -90,6 +89,13 @@ public final class MetaServer implements AutoCloseable {
       throw new IllegalArgumentException("meta.listen host '" + listen.host() + "' does not resolve");
     }
     ClusterToken.requireForBind(token, bind.getAddress(), "meta");
+    // A port in use refuses the start before the store is opened, so a failed start leaves no meta.db behind.
+    requireFree(bind, "meta", listen, "meta.listen (--listen)");
+    int httpPortWanted = config.get(ProcessOptions.META_HTTP_PORT);
+    if (httpPortWanted > 0) {
+      Endpoint httpAt = listen.withPort(httpPortWanted);
+      requireFree(httpAt.socketAddress(), "meta's HTTP endpoint", httpAt, "meta.http-port (--http-port; -1 turns it off)");
+    }
     MetaStore store = JdbcMetaStore.open(ProcessOptions.metaStoreUrl(config));
     ObjectStore objects = null;
     Meta meta = null;
@@ -130,7 +136,7 @@ public final class MetaServer implements AutoCloseable {
       late.addService(guarded(new GroupGrpcService(groups.keepers()), token));
       late.addService(guarded(new TableGrpcService(groups.optimizing(), groups.keepers()), token));
       int httpPort = config.get(ProcessOptions.META_HTTP_PORT);
-      HttpServer http = httpPort < 0 ? null : startHttp(listen.withPort(httpPort), token, metrics, m);
+      HttpServer http = httpPort < 0 ? null : startHttp(listen.withPort(httpPort), token, metrics, m, views);
       meta.start();
       groups.keepers().bindMetrics(metrics.registry());
       groups.start();
@@ -190,6 +196,20 @@ public final class MetaServer implements AutoCloseable {
     return token.map(t -> ServerInterceptors.intercept(def, t.interceptor())).orElse(def);
   }
 
+  /** Refuses a fixed port that is taken (port 0 is always free); the real bind may still lose a race, and says so the same way. */
+  private static void requireFree(InetSocketAddress at, String who, Endpoint listen, String option) {
+    if (at.getPort() == 0) {
+      return;
+    }
+    try (java.net.ServerSocket probe = new java.net.ServerSocket()) {
+      probe.setReuseAddress(true);
+      probe.bind(at);
+    } catch (IOException e) {
+      throw new IllegalStateException(who + " cannot listen on " + listen + ": " + e.getMessage()
+          + "; choose another address with " + option + " (port 0 picks a free one)", e);
+    }
+  }
+
   /** Starts {@code server}, turning a bind failure into one clear line. */
   static Server bindOrExplain(Server server, String who, Endpoint listen, String option) {
     try {
@@ -205,7 +225,7 @@ public final class MetaServer implements AutoCloseable {
     }
   }
 
-  private static HttpServer startHttp(Endpoint at, Optional<ClusterToken> token, MetaMetrics metrics, Meta meta) {
+  private static HttpServer startHttp(Endpoint at, Optional<ClusterToken> token, MetaMetrics metrics, Meta meta, CommittedViews views) {
     HttpServer http;
     try {
       http = HttpServer.create(at.socketAddress(), 16);
@@ -216,7 +236,8 @@ public final class MetaServer implements AutoCloseable {
     http.setExecutor(Dashboard.requestThreads());
     http.createContext("/metrics", ex -> serve(ex, token, "text/plain; version=0.0.4; charset=utf-8", metrics::scrape));
     http.createContext("/api/status", ex -> serve(ex, token, "application/json",
-        () -> JsonFormat.printer().print(AdminViews.status(meta, meta.clock().nowMillis()))));
+        () -> ProtoJson.print(AdminViews.status(meta, meta.clock().nowMillis()).toBuilder()
+            .addAllJobList(JobStates.summaries(meta, views)).build())));
     http.start();
     return http;
   }

@@ -43,6 +43,10 @@ class ProcessStartErrorsTest {
       int port = taken.getLocalPort();
       assertClearError(run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:" + port, "--http-port", "-1"),
           "cannot listen on 127.0.0.1:" + port, "choose another address");
+      assertThat(dir.resolve("meta.db")).as("a refused start creates no meta store").doesNotExist();
+      assertClearError(run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:0", "--http-port", String.valueOf(port)),
+          "HTTP endpoint cannot listen on 127.0.0.1:" + port, "meta.http-port");
+      assertThat(dir.resolve("meta.db")).doesNotExist();
     }
   }
 
@@ -83,6 +87,30 @@ class ProcessStartErrorsTest {
   void anUnknownOptionInTheConfigFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("tide.properties");
     Files.writeString(file, "barrier.intervall=1s\n");
-    assertClearError(run("meta", "--config", file.toString()), "barrier.intervall", "unknown option", file.toString());
+    Run r = run("meta", "--config", file.toString());
+    assertThat(r.exit()).as("a bad value is a usage error: " + r.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(r.err()).startsWith("error: ").contains("barrier.intervall", "unknown option", "did you mean 'barrier.interval'?",
+        file.toString()).doesNotContain("\tat ", "Exception:");
+  }
+
+  @Test
+  void aMalformedAddressOrStoreUrlExitsTwoNamingTheKey(@TempDir Path dir) {
+    Run listen = run("meta", "--data-dir", dir.toString(), "--listen", "127.0.0.1:99999");
+    assertThat(listen.exit()).as(listen.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(listen.err()).contains("invalid value '127.0.0.1:99999' for option 'meta.listen': must be HOST:PORT with a port between 0 and 65535");
+    Run metaAt = run("compute", "--data-dir", dir.toString(), "--meta", "bogus");
+    assertThat(metaAt.exit()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(metaAt.err()).contains("'bogus' for option 'compute.meta'");
+    Run store = run("meta", "--data-dir", dir.toString(), "--store", "jdbc:nope:x", "--http-port", "-1");
+    assertThat(store.exit()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(store.err()).contains("'jdbc:nope:x' for option 'meta.store': must be empty, jdbc:sqlite:FILE or jdbc:postgresql://");
+    assertThat(dir.resolve("meta.db")).doesNotExist();
+  }
+
+  @Test
+  void aBadValueOfASetFlagExitsTwo(@TempDir Path dir) {
+    Run r = run("compute", "--data-dir", dir.toString(), "--set", "compute.slots=0");
+    assertThat(r.exit()).as(r.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(r.err()).contains("invalid value '0' for option 'compute.slots': must be between 1 and 1024");
   }
 }

@@ -84,4 +84,18 @@ class TideCliTest {
     assertThat(tide("bench").exitCode()).isEqualTo(2);
     assertThat(tide("--help").exitCode()).isZero();
   }
+
+  @Test
+  void benchHelpListsTheBenchModuleCommands() {
+    Run r = tide("bench", "--help");
+    assertThat(r.exitCode()).isZero();
+    assertThat(r.out()).contains("nexmark", "rescale").containsPattern("\\n  compare +Nexmark throughput")
+        .containsPattern("\\n  rescale-compare +").containsPattern("\\n  jmh +").containsPattern("\\n  plot +");
+  }
+
+  @Test
+  void helpNamesTheOptionsCommandThatExists() {
+    Run r = tide("--help");
+    assertThat(r.out()).containsPattern("\\n +options +");
+  }
 }

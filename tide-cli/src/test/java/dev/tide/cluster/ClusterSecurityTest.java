@@ -92,10 +92,14 @@ class ClusterSecurityTest {
       }
       HttpResponse<String> status = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + "/api/status"))
           .header("Authorization", TOKEN.header()).build(), HttpResponse.BodyHandlers.ofString());
-      assertThat(status.body()).contains("\"store\"");
+      assertThat(status.body()).contains("\"store\"", "\"jobList\": []")
+          .as("64-bit numbers print as JSON numbers, zeros included").containsPattern("\"committedEpoch\": \\d+,")
+          .containsPattern("\"recoveries\": \\d+,").doesNotContainPattern("\"committedEpoch\": \"");
       HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + "/metrics"))
           .header("Authorization", TOKEN.header()).build(), HttpResponse.BodyHandlers.ofString());
-      assertThat(metrics.body()).contains("tide_committed_epoch", "tide_store_ssts", "tide_barrier_latency_seconds");
+      assertThat(metrics.body()).contains("tide_committed_epoch", "tide_store_ssts", "tide_barrier_latency_seconds")
+          .as("the percentiles docs/cluster.md names").containsPattern("\ntide_barrier_latency_p50_seconds \\S+\n")
+          .containsPattern("\ntide_barrier_latency_p99_seconds \\S+\n");
     }
   }
 

@@ -38,10 +38,14 @@ class OptimizerProcessTest {
           .addService(new OptimizerGrpcService(cluster.optimizing())).build().start();
       Process child = null;
       try {
+        // The file every role reads, unchanged: keys of meta and compute are accepted and ignored here.
+        Path shared = dir.resolve("tide.properties");
+        Files.writeString(shared, "data-dir=" + dir + "\nobject-store.dir=" + dir.resolve("objects") + "\nmeta.listen=127.0.0.1:0\n"
+            + "meta.http-port=-1\ncompute.slots=2\nheartbeat.timeout=5s\nexchange.window=64\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         child = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), "dev.tide.cli.TideCli",
             "optimizer", "--meta", "127.0.0.1:" + server.getPort(), "--threads", "2", "--group", "default",
-            "--resource-id", "res-7", "--objects", dir.resolve("objects").toString(), "--idle-poll", "100ms")
+            "--resource-id", "res-7", "--config", shared.toString(), "--idle-poll", "100ms")
             .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         // Rate-limited so that the job writes L0 files over many barriers, also after the child registered.
         Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
@@ -56,8 +60,9 @@ class OptimizerProcessTest {
             .until(() -> cluster.optimizing().stats().compactionsCommitted() >= 1);
         assertThat(cluster.meta().committedVersion().getLevels(0).getSstsList()).isNotEmpty();
 
-        child.destroy(); // SIGTERM: the shutdown hook unregisters
-        assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        child.destroy(); // SIGTERM: a graceful stop unregisters (meta hands its tasks to another instance) and exits 0
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(Files.readString(log)).isZero();
         assertThat(cluster.optimizing().instances("default")).extracting(InstanceView::instanceId).isEmpty();
 
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> cluster.sourcesDone(job));
@@ -71,6 +76,7 @@ class OptimizerProcessTest {
         server.shutdownNow();
       }
     }
-    assertThat(Files.readString(log)).contains("registered in group 'default' with 2 threads");
+    assertThat(Files.readString(log)).contains("registered in group 'default' with 2 threads")
+        .contains("stopped: unregistered, its tasks handed back to meta");
   }
 }

@@ -5,11 +5,22 @@ import dev.tide.common.auth.ClusterToken;
 import dev.tide.proto.admin.AdminServiceGrpc;
 import dev.tide.proto.group.GroupServiceGrpc;
 import dev.tide.proto.group.TableServiceGrpc;
+import com.google.protobuf.Message;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.ClientInterceptors;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -40,11 +51,37 @@ final class AdminClient implements AutoCloseable {
   }
 
   private final MetaAddress address;
-  private final ManagedChannel channel;
+  private final ManagedChannel managed;
+  private final Channel channel;
 
   AdminClient(MetaAddress address, Optional<ClusterToken> token) {
+    this(address, token, m -> {});
+  }
+
+  /** A client that hands every answer meta sends to {@code onResponse} (what {@code --json} prints). */
+  AdminClient(MetaAddress address, Optional<ClusterToken> token, Consumer<Message> onResponse) {
     this.address = address;
-    this.channel = Dial.to(address.toString(), token).build();
+    this.managed = SHARED.get() != null ? SHARED.get().computeIfAbsent(address + "|" + token.map(ClusterToken::header).orElse(""),
+        k -> Dial.to(address.toString(), token).build()) : Dial.to(address.toString(), token).build();
+    this.channel = ClientInterceptors.intercept(managed, new ClientInterceptor() {
+      @Override
+      public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+        return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+          @Override
+          public void start(Listener<R> listener, Metadata headers) {
+            super.start(new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+              @Override
+              public void onMessage(R message) {
+                if (message instanceof Message m) {
+                  onResponse.accept(m);
+                }
+                super.onMessage(message);
+              }
+            }, headers);
+          }
+        };
+      }
+    });
   }
 
   dev.tide.proto.admin.JobServiceGrpc.JobServiceBlockingStub jobs() {
@@ -74,11 +111,30 @@ final class AdminClient implements AutoCloseable {
   static String errorLine(StatusRuntimeException e, MetaAddress address) {
     Status s = e.getStatus();
     return switch (s.getCode()) {
-      case UNAVAILABLE -> "cannot reach meta at " + address + ": " + reason(e);
+      case UNAVAILABLE, INTERNAL, UNKNOWN -> {
+        if (answersHttp(e)) {
+          yield "error: " + address + " answers HTTP, not gRPC: it is likely meta's HTTP port (meta.http-port, default 5691);"
+              + " give --meta meta's gRPC port (meta.listen, default " + MetaAddress.DEFAULT + ")";
+        }
+        yield s.getCode() == Status.Code.UNAVAILABLE ? "error: cannot reach meta at " + address + ": " + reason(e)
+            : "error: " + (s.getDescription() == null || s.getDescription().isBlank() ? s.getCode().toString() : s.getDescription());
+      }
       case DEADLINE_EXCEEDED -> "error: meta at " + address + " did not answer within " + CALL_TIMEOUT.toSeconds()
           + "s; the request may still take effect (check with 'tide ctl cluster')";
       default -> "error: " + (s.getDescription() == null || s.getDescription().isBlank() ? s.getCode().toString() : s.getDescription());
     };
+  }
+
+  /** True when the peer spoke HTTP/1 where gRPC (HTTP/2) was expected, e.g. meta's HTTP port. */
+  private static boolean answersHttp(StatusRuntimeException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = t instanceof StatusRuntimeException sre ? sre.getStatus().getDescription() : t.getMessage();
+      String name = t.getClass().getSimpleName();
+      if (name.contains("Http2Exception") || (m != null && (m.contains("HTTP/1") || m.toLowerCase(java.util.Locale.ROOT).contains("http2")))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The innermost cause's message (e.g. "Connection refused"), without the address Netty appends. */
@@ -103,11 +159,29 @@ final class AdminClient implements AutoCloseable {
     return address;
   }
 
+  /** Channels kept open across the commands of one {@code tide ctl --shell}; null outside a shell. */
+  private static final ThreadLocal<java.util.Map<String, ManagedChannel>> SHARED = new ThreadLocal<>();
+
+  /** Runs {@code body} with one channel per meta address shared by its commands, closed at the end. */
+  static void sharingChannels(Runnable body) {
+    java.util.Map<String, ManagedChannel> channels = new java.util.HashMap<>();
+    SHARED.set(channels);
+    try {
+      body.run();
+    } finally {
+      SHARED.remove();
+      channels.values().forEach(ManagedChannel::shutdownNow);
+    }
+  }
+
   @Override
   public void close() {
-    channel.shutdownNow();
+    if (SHARED.get() != null) {
+      return; // the shell closes its shared channels
+    }
+    managed.shutdownNow();
     try {
-      channel.awaitTermination(2, TimeUnit.SECONDS);
+      managed.awaitTermination(2, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

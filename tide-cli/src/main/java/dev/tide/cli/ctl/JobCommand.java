@@ -1,6 +1,15 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cli.TideCli;
+import dev.tide.cli.text.TextTable;
+import dev.tide.cluster.JobGrpcService;
+import dev.tide.proto.admin.JobSummary;
+import dev.tide.proto.admin.JobsRequest;
+import dev.tide.proto.admin.JobsResponse;
+import dev.tide.proto.admin.ProgressResponse;
+import dev.tide.proto.admin.SourceProgress;
+import java.util.ArrayList;
+import java.util.List;
 import dev.tide.proto.admin.CreateJobRequest;
 import dev.tide.proto.admin.CreateJobResponse;
 import dev.tide.proto.admin.JobRequest;
@@ -11,12 +20,13 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code tide ctl job create|drop}: starts a built-in Nexmark query as a job, or drops one. */
-@Command(name = "job", mixinStandardHelpOptions = true, description = "Creates or drops jobs.",
-    subcommands = {JobCommand.Create.class, JobCommand.Drop.class})
+/** {@code tide ctl job create|drop|list|status}: starts a built-in Nexmark query as a job, drops one, shows their states. */
+@Command(name = "job", mixinStandardHelpOptions = true, description = "Creates, drops and lists jobs.",
+    subcommands = {JobCommand.Create.class, JobCommand.Drop.class, JobCommand.ListJobs.class, JobCommand.Status.class})
 final class JobCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -27,10 +37,14 @@ final class JobCommand implements Callable<Integer> {
   }
 
   @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
-      description = "Starts a Nexmark query (q0..q8) as a job; its view takes the query's name.")
+      description = "Starts a Nexmark query (q0..q8) as a job; its view takes the job's name (--name, default the query's).")
   static final class Create extends AdminCommand {
     @Parameters(index = "0", paramLabel = "QUERY", description = "q0, q1, q2, q3, q4, q5, q7 or q8.")
     String query;
+
+    @Option(names = "--name", paramLabel = "NAME",
+        description = "Name of the job and of its view or digest (default: the query's), so one query can run several times.")
+    String name;
 
     @Option(names = "--source", paramLabel = "KEY=VALUE",
         description = "Nexmark source option, e.g. --source events=1000000 --source rate=10000 (repeatable).")
@@ -40,9 +54,16 @@ final class JobCommand implements Callable<Integer> {
     boolean digest;
 
     @Override
+    void validate() {
+      if (name != null && !JobGrpcService.JOB_NAME.matcher(name).matches()) {
+        throw new ParameterException(spec.commandLine(), "Invalid value for option '--name': '" + name + "' " + JobGrpcService.JOB_NAME_RULE);
+      }
+    }
+
+    @Override
     void run(AdminClient client, PrintWriter out) {
       CreateJobResponse r = client.jobs().create(CreateJobRequest.newBuilder().setQuery(query).putAllSourceOptions(source)
-          .setDigest(digest).build());
+          .setDigest(digest).setName(name == null ? "" : name).build());
       out.println("job '" + r.getJob() + "' (id " + r.getJobId() + ") created with " + r.getActors() + " actors; "
           + (digest ? "digests: " + String.join(", ", r.getDigestsList()) : "views: " + String.join(", ", r.getViewsList())));
     }
@@ -56,6 +77,43 @@ final class JobCommand implements Callable<Integer> {
     @Override
     void run(AdminClient client, PrintWriter out) {
       out.println("job '" + client.jobs().drop(JobRequest.newBuilder().setJob(job).build()).getJob() + "' dropped");
+    }
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "Lists the jobs with their state: running, paused, or finished (every source exhausted, its last epoch committed).")
+  static final class ListJobs extends AdminCommand {
+    @Override
+    void run(AdminClient client, PrintWriter out) {
+      JobsResponse r = client.views().jobs(JobsRequest.getDefaultInstance());
+      out.println("jobs: " + r.getJobsCount());
+      if (r.getJobsCount() > 0) {
+        List<List<String>> rows = new ArrayList<>();
+        for (JobSummary j : r.getJobsList()) {
+          rows.add(List.of(j.getName(), String.valueOf(j.getJobId()), j.getState(), j.getIntent(), String.valueOf(j.getFragments()),
+              String.valueOf(j.getActors())));
+        }
+        TextTable.render("  ", List.of("job", "id", "state", "intent", "fragments", "actors"), rows).forEach(out::println);
+      }
+    }
+  }
+
+  @Command(name = "status", mixinStandardHelpOptions = true,
+      description = "Shows a job's state and the committed progress of its sources.")
+  static final class Status extends AdminCommand {
+    @Parameters(index = "0", paramLabel = "JOB")
+    String job;
+
+    @Override
+    void run(AdminClient client, PrintWriter out) {
+      JobSummary j = client.views().jobs(JobsRequest.newBuilder().setJob(job).build()).getJobs(0);
+      ProgressResponse p = client.views().progress(JobRequest.newBuilder().setJob(job).build());
+      out.println("job '" + j.getName() + "' (id " + j.getJobId() + "): " + j.getState() + "; " + j.getFragments() + " fragments, "
+          + j.getActors() + " actors, intent " + j.getIntent());
+      for (SourceProgress s : p.getSourcesList()) {
+        out.println("  source " + s.getTable() + ": " + s.getEmitted() + " of " + (s.getTotal() < 0 ? "unbounded" : s.getTotal())
+            + " events committed");
+      }
     }
   }
 }

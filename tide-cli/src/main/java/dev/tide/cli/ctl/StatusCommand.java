@@ -1,6 +1,5 @@
 package dev.tide.cli.ctl;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
 import dev.tide.cluster.Endpoint;
 import dev.tide.proto.admin.StatusRequest;
@@ -24,21 +23,16 @@ final class StatusCommand extends AdminCommand {
       description = "Reads meta's JSON status API (GET /api/status) at this address instead of the gRPC admin API.")
   String http;
 
-  @Option(names = "--json", description = "Prints the status as JSON (the status API's form).")
-  boolean json;
-
   @Override
   void run(AdminClient client, PrintWriter out) {
-    StatusResponse status = http == null ? client.admin().status(StatusRequest.getDefaultInstance()) : fetch();
-    if (json) {
-      try {
-        out.println(JsonFormat.printer().print(status));
-      } catch (InvalidProtocolBufferException e) {
-        throw new IllegalStateException("status cannot be printed as JSON: " + e.getMessage(), e);
-      }
+    StatusResponse status;
+    if (http == null) {
+      status = client.admin().status(StatusRequest.getDefaultInstance());
     } else {
-      CtlText.status(status).forEach(out::println);
+      status = fetch();
+      responses.add(status);
     }
+    CtlText.status(status).forEach(out::println);
   }
 
   private StatusResponse fetch() {

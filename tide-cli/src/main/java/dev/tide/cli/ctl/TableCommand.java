@@ -10,7 +10,11 @@ import dev.tide.proto.group.UpdateTableRequest;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import dev.tide.proto.admin.TableName;
+import dev.tide.proto.admin.TableNamesRequest;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -45,23 +49,30 @@ final class TableCommand implements Callable<Integer> {
   }
 
   @Command(name = "list", mixinStandardHelpOptions = true, sortOptions = false,
-      description = "Lists the tables of the committed state-store version: group, quota, status, L0 files and tasks.")
-  static final class ListTables extends TableSubcommand {
+      description = "Lists the tables of the committed state-store version: the job and table name, group, quota, status, L0 files and tasks.")
+  static final class ListTables extends AdminCommand {
     @Option(names = "--group", paramLabel = "NAME", defaultValue = "", description = "Only the tables of this optimizer group.")
     String group;
 
     @Override
-    void run(TableServiceBlockingStub tables, PrintWriter out) {
-      ListTablesResponse r = tables.list(ListTablesRequest.newBuilder().setGroup(group).build());
+    void run(AdminClient client, PrintWriter out) {
+      ListTablesResponse r = client.tables().list(ListTablesRequest.newBuilder().setGroup(group).build());
       out.println("tables: " + r.getTablesCount() + (group.isEmpty() ? "" : " in optimizer group " + group));
+      Map<Long, TableName> names = new HashMap<>();
+      if (r.getTablesCount() > 0) {
+        client.views().tableNames(TableNamesRequest.getDefaultInstance()).getTablesList().forEach(n -> names.put(n.getTableId(), n));
+      }
       List<List<String>> rows = new ArrayList<>();
       for (TableView t : r.getTablesList()) {
-        rows.add(List.of(String.valueOf(t.getTableId()), t.getGroup(), number(t.getQuota()), t.getStatus(),
+        TableName n = names.get(t.getTableId());
+        // A table no job declares any more (its job was dropped) keeps its id until compaction forgets it.
+        rows.add(List.of(String.valueOf(t.getTableId()), n == null ? "-" : n.getJob(), n == null ? "-" : n.getName(),
+            t.getGroup(), number(t.getQuota()), t.getStatus(),
             String.valueOf(t.getL0Files()), String.valueOf(t.getL0Bytes() >> 10), String.valueOf(t.getPlannedTasks()),
             String.valueOf(t.getRunningTasks())));
       }
       if (!rows.isEmpty()) {
-        TextTable.render("  ", List.of("table", "group", "quota", "status", "l0-files", "l0-KiB", "planned", "running"), rows)
+        TextTable.render("  ", List.of("table", "job", "name", "group", "quota", "status", "l0-files", "l0-KiB", "planned", "running"), rows)
             .forEach(out::println);
       }
     }

@@ -1,6 +1,13 @@
 package dev.tide.cli.ctl;
 
 import dev.tide.cluster.CommittedViews;
+import dev.tide.cluster.JobStates;
+import dev.tide.proto.admin.JobSummary;
+import dev.tide.proto.admin.JobsRequest;
+import dev.tide.proto.admin.JobsResponse;
+import dev.tide.proto.admin.TableName;
+import dev.tide.proto.admin.TableNamesRequest;
+import dev.tide.proto.admin.TableNamesResponse;
 import dev.tide.common.hash.RowFingerprint;
 import dev.tide.proto.admin.DigestRequest;
 import dev.tide.proto.admin.DigestResponse;
@@ -41,7 +48,7 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
     List<Object[]> rows = views.scan(req.getView());
     ScanResponse.Builder r = ScanResponse.newBuilder().setTotalRows(rows.size());
     for (int c = 0; c < t.getVisibleColumns(); c++) {
-      r.addColumns(t.getColumns(c).getName());
+      r.addColumns(t.getColumns(c).getName()).addColumnTypes(t.getColumns(c).getType().name());
     }
     int limit = req.getLimit() == 0 ? rows.size() : Math.min(rows.size(), req.getLimit());
     for (int i = 0; i < limit; i++) {
@@ -82,6 +89,34 @@ public final class ViewGrpcService extends ViewServiceGrpc.ViewServiceImplBase {
       r.addSources(SourceProgress.newBuilder().setTable(p.table()).setEmitted(p.emitted()).setTotal(p.total()));
     }
     out.onNext(r.build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void jobs(JobsRequest req, StreamObserver<JobsResponse> out) {
+    List<JobSummary> jobs = JobStates.summaries(meta.get(), views);
+    if (!req.getJob().isEmpty()) {
+      jobs = jobs.stream().filter(j -> j.getName().equals(req.getJob())).toList();
+      if (jobs.isEmpty()) {
+        out.onError(Status.NOT_FOUND.withDescription("unknown job '" + req.getJob() + "'; jobs: " + meta.get().jobs().keySet())
+            .asRuntimeException());
+        return;
+      }
+    }
+    out.onNext(JobsResponse.newBuilder().addAllJobs(jobs).build());
+    out.onCompleted();
+  }
+
+  @Override
+  public void tableNames(TableNamesRequest req, StreamObserver<TableNamesResponse> out) {
+    java.util.TreeMap<Integer, TableName> byId = new java.util.TreeMap<>();
+    for (JobDefinition job : meta.get().jobs().values()) {
+      for (TableCatalog t : job.getTablesList()) {
+        byId.put(t.getTableId(), TableName.newBuilder().setTableId(t.getTableId()).setJob(job.getName()).setName(t.getName())
+            .setFragmentId(t.getFragmentId()).build());
+      }
+    }
+    out.onNext(TableNamesResponse.newBuilder().addAllTables(byId.values()).build());
     out.onCompleted();
   }
 }

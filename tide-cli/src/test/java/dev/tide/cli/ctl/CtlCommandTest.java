@@ -77,14 +77,16 @@ class CtlCommandTest {
     long table = VersionDeltas.allSsts(cluster.meta().committedVersion()).get(0).getTableIds(0);
     Run list = ctl("table", "list");
     ok(list);
-    assertThat(list.out()).startsWith("tables: ").containsPattern("\\n +table +group +quota +status +l0-files")
-        .containsPattern("\\n +" + table + " +default +0\\.5 ");
+    String name = cluster.meta().jobs().get("q5").getTablesList().stream().filter(t -> t.getTableId() == table).findFirst()
+        .orElseThrow().getName();
+    assertThat(list.out()).startsWith("tables: ").containsPattern("\\n +table +job +name +group +quota +status +l0-files")
+        .containsPattern("\\n +" + table + " +q5 +" + java.util.regex.Pattern.quote(name) + " +default +0\\.5 ");
 
     Run set = ctl("table", "update", String.valueOf(table), "--set", "self-optimizing.quota=3");
     ok(set);
     assertThat(set.out()).isEqualTo("table " + table + " updated: compacted by optimizer group default, quota 3 threads"
         + " {self-optimizing.quota=3}\n");
-    assertThat(ctl("table", "list", "--group", "default").out()).containsPattern("\\n +" + table + " +default +3 ");
+    assertThat(ctl("table", "list", "--group", "default").out()).containsPattern("\\n +" + table + " +q5 +\\S+ +default +3 ");
 
     Run notANumber = ctl("table", "update", String.valueOf(table), "--set", "self-optimizing.quota=lots");
     assertThat(notANumber.exitCode()).isEqualTo(1);
@@ -103,7 +105,8 @@ class CtlCommandTest {
     await().until(() -> !cluster.scan("q5").isEmpty());
     Run r = ctl("scan", "q5", "--limit", "3");
     ok(r);
-    assertThat(r.out()).startsWith("view q5: ").containsPattern("\\n +auction +num +window_start\\n");
+    assertThat(r.out()).startsWith("view q5: ").containsPattern("\\n +auction +num +window_start\\n")
+        .as("timestamps in ISO-8601").containsPattern("\\n +\\d+ +\\d+ +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d(:\\d\\d)?(\\.\\d+)?Z\\n");
     Run unknown = ctl("scan", "nope");
     assertThat(unknown.exitCode()).isEqualTo(1);
     assertThat(unknown.err()).contains("unknown materialized view 'nope'");
@@ -122,6 +125,101 @@ class CtlCommandTest {
     Run unknown = ctl("digest", "q5");
     assertThat(unknown.exitCode()).isEqualTo(1);
     assertThat(unknown.err()).contains("unknown digest 'q5'; digests: [q1] (create one with: tide ctl job create QUERY --digest)");
+  }
+
+  @Test
+  void aBoundedJobShowsFinishedOnceItsSourcesAreExhaustedAndCommitted() {
+    ok(ctl("job", "create", "q0", "--name", "small", "--source", "events=2000", "--source", "splits=2"));
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+        .until(() -> ctl("job", "list").out().matches("(?s).*\\n +small +\\d+ +finished .*"));
+    Run list = ctl("job", "list");
+    ok(list);
+    assertThat(list.out()).startsWith("jobs: 2\n").containsPattern("\n +job +id +state +intent +fragments +actors\n")
+        .containsPattern("\n +q5 +\\d+ +running ");
+    Run status = ctl("job", "status", "small");
+    ok(status);
+    assertThat(status.out()).startsWith("job 'small' (id ").contains("): finished;").contains("source bid: ")
+        .containsPattern("source bid: (\\d+) of \\1 events committed");
+    assertThat(ctl("job", "status", "q5").out()).contains("): running;").contains(" of 9200000 events committed"); // 46 of each 50 events are bids
+    Run json = ctl("job", "list", "--json");
+    ok(json);
+    assertThat(json.out()).contains("\"name\": \"small\"", "\"state\": \"finished\"", "\"state\": \"running\"");
+  }
+
+  @Test
+  void oneQueryRunsTwiceUnderTwoNamesAndADuplicateNameIsRefused() {
+    Run a = ctl("job", "create", "q0", "--name", "a", "--source", "events=1000");
+    ok(a);
+    assertThat(a.out()).startsWith("job 'a' (id ").contains("views: a");
+    Run b = ctl("job", "create", "q0", "--name", "b", "--source", "events=1000");
+    ok(b);
+    assertThat(b.out()).contains("views: b");
+    await().atMost(Duration.ofMinutes(1)).until(() -> cluster.scan("a").size() == 920 && cluster.scan("b").size() == 920);
+
+    Run again = ctl("job", "create", "q5");
+    assertThat(again.exitCode()).isEqualTo(1);
+    assertThat(again.err().strip()).isEqualTo("error: create job 'q5' refused: a job named 'q5' already exists; drop it"
+        + " ('tide ctl job drop q5') or name the new one ('tide ctl job create q5 --name NAME')");
+    Run dup = ctl("job", "create", "q1", "--name", "a");
+    assertThat(dup.err()).contains("create job 'a' (query q1) refused: a job named 'a' already exists");
+    Run bad = ctl("job", "create", "q1", "--name", "no-dashes");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("--name", "'no-dashes'", "letter followed by");
+    assertThat(cluster.meta().jobs().keySet()).containsExactlyInAnyOrder("q5", "a", "b");
+  }
+
+  @Test
+  void everyCommandPrintsJsonWithNumbersAsNumbers() {
+    Run status = ctl("status", "--json");
+    ok(status);
+    assertThat(status.out()).startsWith("{\n").containsPattern("\"committedEpoch\": [0-9]+,")
+        .containsPattern("\"recoveries\": 0,");
+    Run cluster = ctl("cluster", "--json");
+    ok(cluster);
+    assertThat(cluster.out()).contains("\"workers\": [", "\"name\": \"q5\"", "\"slots\": 2");
+    Run fragments = ctl("fragments", "q5", "--json");
+    ok(fragments);
+    assertThat(fragments.out()).contains("\"fragments\": [", "\"kind\": \"SOURCE\"");
+    Run refused = ctl("fragments", "nope", "--json");
+    assertThat(refused.exitCode()).isEqualTo(1);
+    assertThat(refused.out()).isEmpty();
+    assertThat(refused.err()).startsWith("error: ").contains("unknown job 'nope'");
+  }
+
+  @Test
+  void aShellRunsManyCommandsInOneProcess() {
+    String m = " --meta " + admin.address();
+    java.io.InputStream stdin = System.in;
+    System.setIn(new java.io.ByteArrayInputStream(("status" + m + "\n\n# a comment\ncluster --json" + m + "\nfragments nope" + m
+        + "\njob list" + m + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    Run r;
+    try {
+      r = tide("ctl", "--shell");
+    } finally {
+      System.setIn(stdin);
+    }
+    assertThat(r.exitCode()).as("the failed command's exit code").isEqualTo(1);
+    assertThat(r.out()).containsPattern("committed epoch +[0-9]+\\n").contains("\"workers\": [").contains("jobs: 1\n");
+    assertThat(r.err().strip()).isEqualTo("error: unknown job 'nope'; jobs: [q5]");
+  }
+
+  @Test
+  void theHttpPortGivenAsMetaIsNamedAndTheGrpcPortSuggested() throws IOException {
+    com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+        new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 4);
+    http.createContext("/", ex -> {
+      ex.sendResponseHeaders(404, -1);
+      ex.close();
+    });
+    http.start();
+    try {
+      Run r = tide("ctl", "status", "--meta", "127.0.0.1:" + http.getAddress().getPort());
+      assertThat(r.exitCode()).isEqualTo(1);
+      assertThat(r.err().strip()).startsWith("error: 127.0.0.1:" + http.getAddress().getPort() + " answers HTTP, not gRPC")
+          .contains("meta.http-port", "meta.listen, default 127.0.0.1:5690").doesNotContain("\n");
+    } finally {
+      http.stop(0);
+    }
   }
 
   @AfterEach
@@ -392,7 +490,7 @@ class CtlCommandTest {
     Run r = tide("ctl", "status", "--meta", "127.0.0.1:" + port);
 
     assertThat(r.exitCode()).isEqualTo(1);
-    assertThat(r.err().strip()).startsWith("cannot reach meta at 127.0.0.1:" + port + ": ").doesNotContain("\n");
+    assertThat(r.err().strip()).startsWith("error: cannot reach meta at 127.0.0.1:" + port + ": ").doesNotContain("\n");
     assertThat(r.out()).isEmpty();
   }
 

@@ -92,6 +92,22 @@ public final class ConfigOption<T> {
     return ruleText;
   }
 
+  /**
+   * The unit of the value, for docs and {@code tide options}: "duration" for a duration option, "bytes"
+   * for a key ending in {@code -bytes} (the unit is in the name), else empty.
+   */
+  public String unit() {
+    if (defaultValue instanceof Duration || ruleText.startsWith("a duration")) {
+      return "duration";
+    }
+    return key.endsWith("-bytes") ? "bytes" : "";
+  }
+
+  /** The default as a user writes it: durations as {@code 500ms}, {@code 30s}; null and empty as empty. */
+  public String defaultText() {
+    return defaultValue instanceof Duration d ? Durations.format(d) : defaultValue == null ? "" : String.valueOf(defaultValue);
+  }
+
   /** Parses and validates a raw value; errors name the key, the value and the rule. */
   public T parse(String raw) {
     T v;

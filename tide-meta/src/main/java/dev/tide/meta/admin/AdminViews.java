@@ -37,7 +37,7 @@ import java.util.TreeSet;
 public final class AdminViews {
   private AdminViews() {}
 
-  static ClusterResponse cluster(ClusterSnapshot s) {
+  public static ClusterResponse cluster(ClusterSnapshot s) {
     TreeMap<Integer, Integer> actors = new TreeMap<>();
     TreeMap<Integer, Integer> mostOfOne = new TreeMap<>();
     for (ClusterSnapshot.JobView j : s.jobs().values()) {

@@ -62,7 +62,12 @@ public final class NexmarkQueries {
 
   /** The plan of a query ending in {@code terminal}. */
   public static Plan plan(String query, Map<String, String> options, Terminal terminal) {
-    PlanBuilder b = new PlanBuilder(query);
+    return plan(query, query, options, terminal);
+  }
+
+  /** The plan of a query as a job named {@code name}, ending in {@code terminal} of the same name. */
+  public static Plan plan(String query, String name, Map<String, String> options, Terminal terminal) {
+    PlanBuilder b = new PlanBuilder(name);
     Stream result = switch (query) {
       case "q0" -> b.source("nexmark", "bid", options).project("auction", "bidder", "price", "date_time", "_row_id");
       case "q1" -> b.source("nexmark", "bid", options)
@@ -104,7 +109,7 @@ public final class NexmarkQueries {
       }
       default -> throw new PlanException("unknown query '" + query + "'; built-in queries: " + names());
     };
-    terminal.end(result, query);
+    terminal.end(result, name);
     return b.build();
   }
 
