@@ -3,6 +3,7 @@ package dev.tide.connectors.kafka;
 import dev.tide.common.chunk.ChunkBuilder;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.types.DataType;
 import dev.tide.common.types.Schema;
 import dev.tide.connectors.format.RowFormat;
 import dev.tide.proto.plan.SourceNode;
@@ -59,6 +60,11 @@ public final class KafkaSourceOp implements SourceOperator {
   private final ChunkBuilder builder;
   private final int timeColumn;
   private final Object[] row;
+  /** The columns emitted (indexes into the full schema; the planner prunes unread ones) and their row. */
+  private final int[] emitted;
+  private final Object[] outRow;
+  /** Output index of the event-time column, or -1 if it has none or it is pruned. */
+  private final int timeOutput;
   private StateTable state;
   private KafkaConsumer<byte[], byte[]> consumer;
   private List<Integer> splits = List.of();
@@ -80,13 +86,24 @@ public final class KafkaSourceOp implements SourceOperator {
     this.splitCount = node.getSplitCount();
     this.stateTableId = node.getStateTableId();
     this.ctx = ctx;
-    Schema out = options.schema();
-    if (node.getColumnsCount() > 0 && node.getColumnsCount() != out.size()) {
-      throw new IllegalArgumentException("kafka source: column pruning is not supported (node lists " + node.getColumnsList() + ")");
+    Schema full = options.schema();
+    this.emitted = node.getColumnsCount() == 0 ? java.util.stream.IntStream.range(0, full.size()).toArray()
+        : node.getColumnsList().stream().mapToInt(Integer::intValue).toArray();
+    DataType[] types = new DataType[emitted.length];
+    for (int i = 0; i < emitted.length; i++) {
+      types[i] = full.type(emitted[i]);
     }
-    this.builder = new ChunkBuilder(out.types(), StreamChunk.DEFAULT_CAPACITY);
+    this.builder = new ChunkBuilder(types, StreamChunk.DEFAULT_CAPACITY);
     this.timeColumn = options.eventTimeColumn().isEmpty() ? -1 : columns.indexOf(options.eventTimeColumn());
-    this.row = new Object[out.size()];
+    int out = -1;
+    for (int i = 0; i < emitted.length; i++) {
+      if (emitted[i] == timeColumn) {
+        out = i;
+      }
+    }
+    this.timeOutput = out;
+    this.row = new Object[full.size()];
+    this.outRow = new Object[emitted.length];
   }
 
   @Override
@@ -193,7 +210,10 @@ public final class KafkaSourceOp implements SourceOperator {
       if (timeColumn >= 0 && row[timeColumn] != null) {
         maxEventTime.merge(r.partition(), (Long) row[timeColumn], Math::max);
       }
-      StreamChunk full = builder.appendRow(Op.INSERT.code(), row);
+      for (int i = 0; i < emitted.length; i++) {
+        outRow[i] = row[emitted[i]];
+      }
+      StreamChunk full = builder.appendRow(Op.INSERT.code(), outRow);
       if (full != null) {
         return full;
       }
@@ -241,7 +261,7 @@ public final class KafkaSourceOp implements SourceOperator {
 
   @Override
   public Watermark pollWatermark() {
-    if (timeColumn < 0 || offsets == null || maxEventTime.isEmpty()) {
+    if (timeOutput < 0 || offsets == null || maxEventTime.isEmpty()) {
       return null;
     }
     long least = Long.MAX_VALUE;
@@ -253,7 +273,7 @@ public final class KafkaSourceOp implements SourceOperator {
       return null;
     }
     watermark = w;
-    return new Watermark(timeColumn, w);
+    return new Watermark(timeOutput, w);
   }
 
   @Override
