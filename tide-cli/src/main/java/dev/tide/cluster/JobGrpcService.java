@@ -39,8 +39,10 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
   public void create(CreateJobRequest req, StreamObserver<CreateJobResponse> out) {
     JobDefinition def;
     try {
-      def = submit(meta.get(), config, NexmarkQueries.plan(req.getQuery(), req.getSourceOptionsMap(),
-          req.getDigest() ? NexmarkQueries.Terminal.DIGEST : NexmarkQueries.Terminal.MATERIALIZE));
+      def = submit(meta.get(), config, ConnectorJobs.handles(req.getQuery())
+          ? ConnectorJobs.plan(req.getQuery(), req.getSourceOptionsMap(), req.getSinkOptionsMap())
+          : NexmarkQueries.plan(req.getQuery(), req.getSourceOptionsMap(),
+              req.getDigest() ? NexmarkQueries.Terminal.DIGEST : NexmarkQueries.Terminal.MATERIALIZE));
     } catch (IllegalArgumentException e) {
       out.onError(Status.INVALID_ARGUMENT.withDescription("create job '" + req.getQuery() + "' refused: " + e.getMessage())
           .asRuntimeException());

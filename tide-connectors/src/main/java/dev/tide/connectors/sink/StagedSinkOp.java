@@ -43,6 +43,8 @@ public final class StagedSinkOp implements Operator {
   private StateTable state;
   private Publisher publisher;
   private long published = -1;
+  /** The last epoch of an actor a reschedule removes (set at its stop barrier), else -1. */
+  private long finalEpoch = -1;
 
   public StagedSinkOp(Schema schema, int[] key, int stateTableId, ActorContext ctx, Supplier<Publisher> publisher) {
     this.schema = schema;
@@ -87,6 +89,9 @@ public final class StagedSinkOp implements Operator {
     }
     publishCommitted(ctx.store().committedEpoch());
     state.commit(epoch);
+    if (barrier.stops(ctx.actorId())) {
+      finalEpoch = epoch;
+    }
   }
 
   private void recover() {
@@ -126,12 +131,35 @@ public final class StagedSinkOp implements Operator {
     return staged.values().stream().mapToInt(List::size).sum();
   }
 
+  /**
+   * An actor a reschedule removes publishes what it staged once its last epoch commits: it waits
+   * for that here, after its stop barrier was passed on (so the wait holds no barrier back), for at
+   * most {@link #FINAL_PUBLISH_WAIT_NANOS}. If the epoch does not commit (a recovery follows and
+   * rebuilds this actor with its staged rows) or the wait is interrupted, it publishes nothing.
+   */
   @Override
   public void close() {
-    if (publisher != null) {
-      publisher.close();
+    try {
+      if (finalEpoch >= 0 && publisher != null) {
+        long deadline = ctx.clock().nanoTime() + FINAL_PUBLISH_WAIT_NANOS;
+        while (ctx.store().committedEpoch() < finalEpoch && ctx.clock().nanoTime() < deadline) {
+          Thread.sleep(5); // the store offers no timed wait; a short poll on the closing path only
+        }
+        if (ctx.store().committedEpoch() >= finalEpoch) {
+          publishCommitted(finalEpoch);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (publisher != null) {
+        publisher.close();
+      }
     }
   }
+
+  /** How long a removed actor waits for its last epoch to commit before giving up publishing. */
+  static final long FINAL_PUBLISH_WAIT_NANOS = 60_000_000_000L;
 
   /** Whether {@code op} is a deletion (Delete or UpdateDelete). */
   static boolean deletes(byte op) {
