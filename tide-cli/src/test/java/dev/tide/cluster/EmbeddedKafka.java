@@ -91,8 +91,20 @@ final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
-  Set<Integer> brokerIds() {
-    return kit.brokers().keySet();
+  /** Shuts the broker down (the controller stays), as a broker outage. */
+  void stopBroker() {
+    kit.brokers().values().forEach(b -> {
+      b.shutdown();
+      b.awaitShutdown();
+    });
+  }
+
+  /** Starts the broker again on its listener. */
+  void startBroker() throws Exception {
+    for (var b : kit.brokers().values()) {
+      b.startup();
+    }
+    kit.waitForReadyBrokers();
   }
 
   @Override

@@ -64,8 +64,12 @@ class KafkaConnectorsTest {
   }
 
   static Map<String, String> source(String topic) {
+    return sourceOptions(kafka.bootstrap(), topic);
+  }
+
+  static Map<String, String> sourceOptions(String bootstrap, String topic) {
     Map<String, String> o = new HashMap<>();
-    o.put("bootstrap.servers", kafka.bootstrap());
+    o.put("bootstrap.servers", bootstrap);
     o.put("topic", topic);
     o.put("columns", "auction bigint, bidder bigint, price bigint, date_time timestamp");
     o.put("event-time-column", "date_time");
@@ -112,12 +116,30 @@ class KafkaConnectorsTest {
       await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().committedBarriers() >= target);
       cluster.crash(0);
       await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().recoveries() >= 1);
-      List<String> second = new ArrayList<>();
-      for (int i = BIDS / 2; i < BIDS; i++) {
-        second.add(bid(i));
-      }
-      kafka.produce("bids", second, 4);
-      cluster.meta().reschedule(RescheduleRequest.scale(job.getName(), JobIntent.fixed(3)));
+      // The second half arrives in slices while the job is scaled in and out again, so rows are in
+      // flight (staged, not yet published) in the epochs that move actors and drop them.
+      Thread producer = new Thread(() -> {
+        for (int slice = 0; slice < 20; slice++) {
+          List<String> part = new ArrayList<>();
+          for (int i = BIDS / 2 + slice * (BIDS / 40); i < BIDS / 2 + (slice + 1) * (BIDS / 40); i++) {
+            part.add(bid(i));
+          }
+          kafka.produce("bids", part, 4);
+          try {
+            Thread.sleep(150); // spreads the input over the rescales; not a timing expectation
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "bids-producer");
+      producer.start();
+      long mid = cluster.meta().stats().committedBarriers() + 5;
+      await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().committedBarriers() >= mid);
+      cluster.meta().reschedule(RescheduleRequest.scale(job.getName(), JobIntent.fixed(2)));
+      long later = cluster.meta().stats().committedBarriers() + 5;
+      await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().committedBarriers() >= later);
+      cluster.meta().reschedule(RescheduleRequest.scale(job.getName(), JobIntent.fixed(4)));
+      producer.join();
 
       Map<Long, List<Long>> expected = reference(BIDS);
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
@@ -155,6 +177,37 @@ class KafkaConnectorsTest {
       // the actor fails at offset 1 on every attempt: the job keeps recovering and never counts past it
       await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().recoveries() >= 2);
       assertThat(cluster.scan("failing")).isEmpty();
+    }
+  }
+
+  @Test
+  void brokerOutageFailsClearlyAndTheJobCarriesOnWhenItIsBack(@TempDir Path dir) throws Exception {
+    try (EmbeddedKafka own = new EmbeddedKafka()) {
+      own.createTopic("outage_in", 2);
+      own.createTopic("outage_out", 1);
+      List<String> first = new ArrayList<>();
+      List<String> second = new ArrayList<>();
+      for (int i = 0; i < 200; i++) {
+        (i < 100 ? first : second).add(bid(i));
+      }
+      own.produce("outage_in", first, 2);
+      Map<String, String> src = sourceOptions(own.bootstrap(), "outage_in");
+      src.put("request-timeout", "2s");
+      src.put("partition-discovery-interval", "500ms");
+      PlanBuilder b = new PlanBuilder("outage");
+      b.source("kafka", "outage_in", src).sink("kafka", Map.of("bootstrap.servers", own.bootstrap(), "topic", "outage_out",
+          "request-timeout", "2s"));
+      try (LocalCluster cluster = new LocalCluster(dir, NexmarkEndToEndTest.fastBarriers(), 1, 2)) {
+        cluster.submit(b.build());
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(own.readCommitted("outage_out")).hasSize(100));
+        long before = cluster.meta().stats().recoveries();
+        own.stopBroker();
+        await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().recoveries() > before);
+        own.startBroker();
+        own.produce("outage_in", second, 2);
+        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
+            .untilAsserted(() -> assertThat(own.readCommitted("outage_out")).hasSize(200));
+      }
     }
   }
 
