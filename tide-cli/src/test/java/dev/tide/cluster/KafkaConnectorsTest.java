@@ -32,8 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The Kafka source and the Kafka and PostgreSQL sinks against a real embedded KRaft broker and a
  * throwaway PostgreSQL: bids read from a topic, counted per auction, written to an upsert topic and
- * a table, and passed raw to an append-only topic. After a node crash and an online rescale in the
- * middle of the run, the read_committed view of each topic and the table equal the reference
+ * a table, and passed raw to an append-only topic. After a node crash, a meta restart and online
+ * rescales (in, then out) in the middle of the run, the read_committed view of each topic and the table equal the reference
  * computed from the produced bids, and the append-only topic holds every input record exactly once.
  */
 class KafkaConnectorsTest {
@@ -116,6 +116,7 @@ class KafkaConnectorsTest {
       await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().committedBarriers() >= target);
       cluster.crash(0);
       await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().recoveries() >= 1);
+      cluster.restartMeta(); // the new meta resets the workers to the committed version and rebuilds the job
       // The second half arrives in slices while the job is scaled in and out again, so rows are in
       // flight (staged, not yet published) in the epochs that move actors and drop them.
       Thread producer = new Thread(() -> {
@@ -153,7 +154,6 @@ class KafkaConnectorsTest {
         assertThat(seen.add(pos)).as("record %s written once", pos).isTrue();
       }
       assertThat(raw).hasSize(BIDS);
-      assertThat(cluster.meta().stats().recoveries()).isGreaterThanOrEqualTo(1);
     }
   }
 
