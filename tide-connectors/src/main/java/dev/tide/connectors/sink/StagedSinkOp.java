@@ -1,6 +1,5 @@
 package dev.tide.connectors.sink;
 
-import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.types.Schema;
 import dev.tide.connectors.format.RowFormat;
@@ -160,9 +159,4 @@ public final class StagedSinkOp implements Operator {
 
   /** How long a removed actor waits for its last epoch to commit before giving up publishing. */
   static final long FINAL_PUBLISH_WAIT_NANOS = 60_000_000_000L;
-
-  /** Whether {@code op} is a deletion (Delete or UpdateDelete). */
-  static boolean deletes(byte op) {
-    return !Op.isInsert(op);
-  }
 }

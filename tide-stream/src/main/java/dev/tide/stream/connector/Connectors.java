@@ -6,14 +6,14 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 
-/** The connectors on the class path ({@link ServiceLoader}), by name; loaded once. */
+/** The connectors on the class path ({@link ServiceLoader}), by name; loaded once. Thread-safe. */
 public final class Connectors {
-  private static volatile Map<String, SourceConnector> sources;
-  private static volatile Map<String, SinkConnector> sinks;
+  private static Map<String, SourceConnector> sources;
+  private static Map<String, SinkConnector> sinks;
 
   private Connectors() {}
 
-  public static SourceConnector source(String name) {
+  public static synchronized SourceConnector source(String name) {
     if (sources == null) {
       Map<String, SourceConnector> m = new TreeMap<>();
       ServiceLoader.load(SourceConnector.class).forEach(c -> m.put(c.name(), c));
@@ -22,7 +22,7 @@ public final class Connectors {
     return sources.get(name);
   }
 
-  public static SinkConnector sink(String name) {
+  public static synchronized SinkConnector sink(String name) {
     if (sinks == null) {
       Map<String, SinkConnector> m = new TreeMap<>();
       ServiceLoader.load(SinkConnector.class).forEach(c -> m.put(c.name(), c));
@@ -32,14 +32,14 @@ public final class Connectors {
   }
 
   /** Names of the known source connectors, {@code nexmark} included. */
-  public static List<String> sourceNames() {
+  public static synchronized List<String> sourceNames() {
     source("");
     List<String> names = new ArrayList<>(List.of("nexmark"));
     names.addAll(sources.keySet());
     return names;
   }
 
-  public static List<String> sinkNames() {
+  public static synchronized List<String> sinkNames() {
     sink("");
     return List.copyOf(sinks.keySet());
   }
