@@ -41,7 +41,13 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
 
   @Override
   public void create(CreateJobRequest req, StreamObserver<CreateJobResponse> out) {
-    String name = req.getName().isEmpty() ? req.getQuery() : req.getName();
+    boolean connector = ConnectorJobs.handles(req.getQuery());
+    if (connector && !req.getName().isEmpty()) {
+      out.onError(Status.INVALID_ARGUMENT.withDescription("create job '" + req.getName() + "' refused: --name is not supported for "
+          + req.getQuery() + " (its job and view are " + req.getQuery().replace('-', '_') + "); leave --name out").asRuntimeException());
+      return;
+    }
+    String name = req.getName().isEmpty() ? req.getQuery().replace('-', '_') : req.getName();
     String what = "create job '" + name + "'" + (name.equals(req.getQuery()) ? "" : " (query " + req.getQuery() + ")");
     if (!JOB_NAME.matcher(name).matches()) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(what + " refused: a job name " + JOB_NAME_RULE).asRuntimeException());
@@ -55,8 +61,10 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     }
     JobDefinition def;
     try {
-      def = submit(meta.get(), config, NexmarkQueries.plan(req.getQuery(), name, req.getSourceOptionsMap(),
-          req.getDigest() ? NexmarkQueries.Terminal.DIGEST : NexmarkQueries.Terminal.MATERIALIZE));
+      def = submit(meta.get(), config, connector
+          ? ConnectorJobs.plan(req.getQuery(), req.getSourceOptionsMap(), req.getSinkOptionsMap())
+          : NexmarkQueries.plan(req.getQuery(), name, req.getSourceOptionsMap(),
+              req.getDigest() ? NexmarkQueries.Terminal.DIGEST : NexmarkQueries.Terminal.MATERIALIZE));
     } catch (IllegalArgumentException e) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(what + " refused: " + e.getMessage()).asRuntimeException());
       return;

@@ -37,9 +37,9 @@ final class JobCommand implements Callable<Integer> {
   }
 
   @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
-      description = "Starts a Nexmark query (q0..q8) as a job; its view takes the job's name (--name, default the query's).")
+      description = "Starts a Nexmark query (q0..q8) as a job, its view named like the job (--name, default the query's); or kafka-bids: bids read from a Kafka topic, counted per auction into the view kafka_bids and optionally a sink (docs/connectors.md).")
   static final class Create extends AdminCommand {
-    @Parameters(index = "0", paramLabel = "QUERY", description = "q0, q1, q2, q3, q4, q5, q7 or q8.")
+    @Parameters(index = "0", paramLabel = "QUERY", description = "q0, q1, q2, q3, q4, q5, q7, q8 or kafka-bids.")
     String query;
 
     @Option(names = "--name", paramLabel = "NAME",
@@ -47,8 +47,12 @@ final class JobCommand implements Callable<Integer> {
     String name;
 
     @Option(names = "--source", paramLabel = "KEY=VALUE",
-        description = "Nexmark source option, e.g. --source events=1000000 --source rate=10000 (repeatable).")
+        description = "Source option, e.g. --source events=1000000 --source rate=10000; for kafka-bids --source bootstrap.servers=host:9092 --source topic=bids (repeatable).")
     Map<String, String> source = new LinkedHashMap<>();
+
+    @Option(names = "--sink", paramLabel = "KEY=VALUE",
+        description = "kafka-bids only: a sink of the counts, --sink connector=kafka --sink bootstrap.servers=host:9092 --sink topic=counts --sink mode=upsert, or connector=postgres with url and table (repeatable).")
+    Map<String, String> sink = new LinkedHashMap<>();
 
     @Option(names = "--digest", description = "End in a digest sink named like the query (read it with 'tide ctl digest'), not a view.")
     boolean digest;
@@ -63,6 +67,7 @@ final class JobCommand implements Callable<Integer> {
     @Override
     void run(AdminClient client, PrintWriter out) {
       CreateJobResponse r = client.jobs().create(CreateJobRequest.newBuilder().setQuery(query).putAllSourceOptions(source)
+          .putAllSinkOptions(sink)
           .setDigest(digest).setName(name == null ? "" : name).build());
       out.println("job '" + r.getJob() + "' (id " + r.getJobId() + ") created with " + r.getActors() + " actors; "
           + (digest ? "digests: " + String.join(", ", r.getDigestsList()) : "views: " + String.join(", ", r.getViewsList())));

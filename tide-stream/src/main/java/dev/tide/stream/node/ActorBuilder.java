@@ -33,6 +33,9 @@ import dev.tide.stream.operator.TopFilterOp;
 import dev.tide.stream.operator.WindowOp;
 import dev.tide.stream.plan.Types;
 import dev.tide.stream.source.NexmarkSourceOp;
+import dev.tide.stream.connector.Connectors;
+import dev.tide.stream.connector.SinkConnector;
+import dev.tide.stream.connector.SourceConnector;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -154,7 +157,8 @@ final class ActorBuilder {
 
   private Operator operator(PlanNode n, List<PlanNode> nodes, Map<Integer, Integer> index, ActorContext ctx) {
     return switch (n.getKindCase()) {
-      case SOURCE -> new NexmarkSourceOp(n.getSource(), ctx);
+      case SOURCE -> n.getSource().getConnector().equals("nexmark") ? new NexmarkSourceOp(n.getSource(), ctx)
+          : connector(n.getSource().getConnector()).create(n.getSource(), ctx);
       case FILTER -> new FilterOp(n.getFilter().getCondition());
       case PROJECT -> new ProjectOp(n.getProject().getExprsList());
       case WINDOW -> new WindowOp(n.getWindow(), inputTypes(n, 0, nodes, index).length);
@@ -166,11 +170,34 @@ final class ActorBuilder {
       case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));
       case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);
       case MATERIALIZE -> new MaterializeOp(n.getMaterialize().getTableId(), ctx);
-      case SINK -> new SinkOp(n.getSink().getPath(), ctx.actorId(), ctx.store());
+      case SINK -> n.getSink().getConnector().isEmpty() ? new SinkOp(n.getSink().getPath(), ctx.actorId(), ctx.store())
+          : sinkConnector(n.getSink().getConnector()).create(n.getSink(), visibleSchema(n), Types.ints(n.getStreamKeyList()), ctx);
       case DIGEST -> new DigestOp(n.getDigest().getTableId(), Types.ints(n.getDigest().getColumnsList()), ctx);
       case MERGE -> new MergeOp();
       case KIND_NOT_SET -> throw new IllegalArgumentException("plan node " + n.getId() + " has no operator kind");
     };
+  }
+
+  private static SourceConnector connector(String name) {
+    SourceConnector c = Connectors.source(name);
+    if (c == null) {
+      throw new IllegalArgumentException("source connector '" + name + "' is not on this node's class path; known: " + Connectors.sourceNames());
+    }
+    return c;
+  }
+
+  private static SinkConnector sinkConnector(String name) {
+    SinkConnector c = Connectors.sink(name);
+    if (c == null) {
+      throw new IllegalArgumentException("sink connector '" + name + "' is not on this node's class path; known: " + Connectors.sinkNames());
+    }
+    return c;
+  }
+
+  /** A connector sink's visible columns (the planner put them first). */
+  private static dev.tide.common.types.Schema visibleSchema(PlanNode n) {
+    dev.tide.common.types.Schema s = Types.schema(n.getSchemaList());
+    return new dev.tide.common.types.Schema(s.fields().subList(0, n.getSink().getVisibleColumns()));
   }
 
   private static DataType[] inputTypes(PlanNode n, int side, List<PlanNode> nodes, Map<Integer, Integer> index) {

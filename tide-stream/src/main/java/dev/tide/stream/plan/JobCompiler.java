@@ -623,6 +623,17 @@ public final class JobCompiler {
         out.add(t);
         return next + 1;
       }
+      case SINK -> {
+        if (b.getSink().getConnector().isEmpty()) {
+          return next;
+        }
+        b.getSinkBuilder().setStateTableId(next);
+        List<Field> cols = List.of(new Field("actor", DataType.BIGINT), new Field("epoch", DataType.BIGINT),
+            new Field("seq", DataType.INT), new Field("op", DataType.INT), new Field("key", DataType.VARCHAR),
+            new Field("value", DataType.VARCHAR));
+        out.add(table(next, prefix + ".staged", cols, new int[] {0, 1, 2}, new int[0], frag));
+        return next + 1;
+      }
       case DIGEST -> {
         // Keyed by actor, not by vnode: a digest sink chains onto any stream (a source's included),
         // whose rows fall in vnodes no actor owns. Only the actor writes its row; an actor a

@@ -23,6 +23,8 @@ import dev.tide.proto.plan.WindowNode;
 import dev.tide.stream.expr.Ex;
 import dev.tide.stream.expr.ExprResolver;
 import dev.tide.stream.source.NexmarkSourceOptions;
+import dev.tide.stream.connector.Connectors;
+import dev.tide.stream.connector.SinkConnector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,7 +55,8 @@ public final class PlanBuilder {
   /** A source table of a connector ({@code nexmark}: person, auction or bid). */
   public Stream source(String connector, String table, Map<String, String> options) {
     SourceCatalog.SourceInfo info = SourceCatalog.describe(connector, table, options);
-    int splits = NexmarkSourceOptions.parse(options).get(NexmarkSourceOptions.SPLITS);
+    int splits = connector.equals("nexmark") ? NexmarkSourceOptions.parse(options).get(NexmarkSourceOptions.SPLITS)
+        : Connectors.source(connector).splitCount(options);
     SourceNode src = SourceNode.newBuilder().setConnector(connector).setTable(table)
         .putAllOptions(new TreeMap<>(options)).setSplitCount(splits).build();
     return add(PlanNode.newBuilder().setSource(src), List.of(), info.schema(), info.key(), new boolean[info.schema().size()]);
@@ -354,6 +357,38 @@ public final class PlanBuilder {
       }
       sinks++;
       add(PlanNode.newBuilder().setSink(SinkNode.newBuilder().setPath(path)), List.of(this), schema, key, hidden);
+    }
+
+    /**
+     * Ends this stream in an external sink ({@link SinkConnector}: {@code kafka}, {@code postgres})
+     * that receives its visible columns; the connector checks {@code options} against them and the
+     * stream key here, so a bad option is refused before the job exists.
+     */
+    public void sink(String connector, Map<String, String> options) {
+      SinkConnector c = Connectors.sink(connector);
+      if (c == null) {
+        throw new PlanException(where("sink") + ": unknown sink connector '" + connector + "'; known connectors: " + Connectors.sinkNames());
+      }
+      Stream in = visibleFirst();
+      int visible = 0;
+      while (visible < in.hidden.length && !in.hidden[visible]) {
+        visible++;
+      }
+      dev.tide.common.types.Schema shown = new dev.tide.common.types.Schema(in.schema.fields().subList(0, visible));
+      for (int k : in.key) {
+        if (k >= visible) {
+          throw new PlanException(where("sink") + ": the stream key column '" + in.schema.field(k).name()
+              + "' is hidden; project it into the output to sink this stream");
+        }
+      }
+      try {
+        c.validate(options, shown, in.key);
+      } catch (IllegalArgumentException e) {
+        throw new PlanException(where("sink") + ": " + connector + " sink: " + e.getMessage());
+      }
+      sinks++;
+      add(PlanNode.newBuilder().setSink(SinkNode.newBuilder().setConnector(connector).setVisibleColumns(visible).putAllOptions(new TreeMap<>(options))),
+          List.of(in), in.schema, in.key, in.hidden);
     }
 
     private Stream visibleFirst() {

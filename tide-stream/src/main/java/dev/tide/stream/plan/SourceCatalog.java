@@ -1,6 +1,8 @@
 package dev.tide.stream.plan;
 
 import dev.tide.common.types.Schema;
+import dev.tide.stream.connector.Connectors;
+import dev.tide.stream.connector.SourceConnector;
 import dev.tide.stream.source.NexmarkSourceOptions;
 import dev.tide.stream.nexmark.NexmarkTable;
 import java.util.Arrays;
@@ -16,7 +18,15 @@ public final class SourceCatalog {
 
   public static SourceInfo describe(String connector, String table, Map<String, String> options) {
     if (!connector.equals("nexmark")) {
-      throw new PlanException("unknown source connector '" + connector + "'; known connectors: [nexmark]");
+      SourceConnector c = Connectors.source(connector);
+      if (c == null) {
+        throw new PlanException("unknown source connector '" + connector + "'; known connectors: " + Connectors.sourceNames());
+      }
+      try {
+        return c.describe(table, options);
+      } catch (IllegalArgumentException e) {
+        throw new PlanException(connector + " source '" + table + "': " + e.getMessage());
+      }
     }
     NexmarkTable t;
     try {

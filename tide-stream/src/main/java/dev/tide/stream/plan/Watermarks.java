@@ -3,6 +3,7 @@ package dev.tide.stream.plan;
 import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.PlanNodeOrBuilder;
 import dev.tide.stream.source.NexmarkSourceOp;
+import dev.tide.stream.connector.SourceConnector;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -28,8 +29,10 @@ public final class Watermarks {
     Set<Integer> out = new TreeSet<>();
     switch (node.getKindCase()) {
       case SOURCE -> {
+        String time = node.getSource().getConnector().equals("nexmark") ? NexmarkSourceOp.EVENT_TIME
+            : node.getSource().getOptionsOrDefault(SourceConnector.EVENT_TIME_COLUMN, "");
         for (int i = 0; i < node.getSchemaCount(); i++) {
-          if (node.getSchema(i).getName().equals(NexmarkSourceOp.EVENT_TIME)) {
+          if (node.getSchema(i).getName().equals(time)) {
             out.add(i);
           }
         }

@@ -1,0 +1,104 @@
+package dev.tide.connectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tide.common.config.ConfigOption;
+import dev.tide.common.config.Durations;
+import dev.tide.connectors.format.RowFormat;
+import dev.tide.connectors.kafka.KafkaSinkOptions;
+import dev.tide.connectors.kafka.KafkaSourceOptions;
+import dev.tide.connectors.postgres.PostgresSinkOptions;
+import dev.tide.common.types.Schema;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Options maps in, validated options out; refusals name option, value and rule; the docs tables match the declarations. */
+class ConnectorOptionsTest {
+  private static Map<String, String> source() {
+    Map<String, String> o = new HashMap<>();
+    o.put("bootstrap.servers", "localhost:9092");
+    o.put("topic", "bids");
+    o.put("columns", "auction bigint, price bigint, date_time timestamp");
+    return o;
+  }
+
+  @Test
+  void sourceOptionsParse() {
+    Map<String, String> o = source();
+    o.put("event-time-column", "date_time");
+    o.put("watermark-delay", "2s");
+    o.put("properties.security.protocol", "SASL_SSL");
+    KafkaSourceOptions k = KafkaSourceOptions.parse(o);
+    assertThat(k.schema().names()).containsExactly("auction", "price", "date_time", "_partition", "_offset");
+    assertThat(k.watermarkDelay()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(k.client().getProperty("security.protocol")).isEqualTo("SASL_SSL");
+    assertThat(k.splits()).isEqualTo(16);
+  }
+
+  @Test
+  void refusalsNameOptionValueAndRule() {
+    Map<String, String> o = source();
+    o.put("splits", "0");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(o)).hasMessageContaining("splits").hasMessageContaining("0")
+        .hasMessageContaining("between 1 and 4096");
+    Map<String, String> missing = source();
+    missing.remove("topic");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(missing)).hasMessageContaining("'topic' is required");
+    Map<String, String> badType = source();
+    badType.put("columns", "auction money");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(badType)).hasMessageContaining("unknown type 'money'");
+    Map<String, String> text = source();
+    text.put("format", "text");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(text)).hasMessageContaining("'columns' is for format json");
+    assertThatThrownBy(() -> KafkaSinkOptions.parse(Map.of("bootstrap.servers", "a:1", "topic", "t", "mode", "merge")))
+        .hasMessageContaining("mode").hasMessageContaining("merge").hasMessageContaining("append-only or upsert");
+    assertThatThrownBy(() -> PostgresSinkOptions.parse(Map.of("url", "jdbc:postgresql://h/db", "table", "bad-name")))
+        .hasMessageContaining("table").hasMessageContaining("bad-name").hasMessageContaining("identifier");
+  }
+
+  @Test
+  void jsonRoundTripsAndRefusesWrongTypes() {
+    Schema s = RowFormat.parseColumns("a bigint, b varchar, c double, d boolean, t timestamp");
+    Object[] row = {5L, "x\"y", 1.5, true, 1_700_000_000_000L};
+    String json = RowFormat.encodeJson(row, s, new int[] {0, 1, 2, 3, 4});
+    assertThat(RowFormat.decodeJsonColumns(json, s, new int[] {0, 1, 2, 3, 4})).containsExactly(row);
+    Object[] out = new Object[5];
+    assertThatThrownBy(() -> RowFormat.decodeJson("{\"a\":\"five\"}".getBytes(), s, out)).hasMessageContaining("field 'a'")
+        .hasMessageContaining("not a bigint");
+    RowFormat.decodeJson("{\"a\":1}".getBytes(), s, out);
+    assertThat(out).containsExactly(1L, null, null, null, null);
+  }
+
+  /** The option tables of docs/connectors.md, rendered from the declarations. */
+  @Test
+  void docsTablesMatchTheDeclarations() throws IOException {
+    String docs = Files.readString(Path.of("..", "docs", "connectors.md"));
+    for (List<ConfigOption<?>> options : List.of(KafkaSourceOptions.ALL, KafkaSinkOptions.ALL, PostgresSinkOptions.ALL)) {
+      for (ConfigOption<?> o : options) {
+        assertThat(docs).as("docs/connectors.md row of option %s", o.key()).contains(row(o));
+      }
+    }
+  }
+
+  static String row(ConfigOption<?> o) {
+    Object d = o.defaultValue();
+    String def = d == null ? "required" : d instanceof Duration du ? Durations.format(du) : d.toString().isEmpty() ? "(none)" : d.toString();
+    return "| `" + o.key() + "` | " + def + " | " + o.ruleText() + " | " + o.description() + " |";
+  }
+
+  /** Prints the tables (run by hand to refresh the docs). */
+  public static void main(String[] args) {
+    for (List<ConfigOption<?>> options : List.of(KafkaSourceOptions.ALL, KafkaSinkOptions.ALL, PostgresSinkOptions.ALL)) {
+      System.out.println("| option | default | value | description |\n|---|---|---|---|");
+      options.forEach(o -> System.out.println(row(o)));
+      System.out.println();
+    }
+  }
+}
