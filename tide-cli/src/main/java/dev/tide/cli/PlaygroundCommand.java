@@ -11,6 +11,7 @@ import dev.tide.cli.playground.PlaygroundView;
 import dev.tide.cli.playground.ProcessPlayground;
 import dev.tide.cli.playground.Sample;
 import dev.tide.cluster.JobGrpcService;
+import dev.tide.cluster.SqlFrontend;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.cluster.OptimizerGroups;
 import dev.tide.common.config.Config;
@@ -123,6 +124,8 @@ final class PlaygroundCommand implements Callable<Integer> {
       cluster.groups().create(DEMO_GROUP);
       AdminServer admin = startAdmin(cluster, config);
       cleanup.admin = admin;
+      cleanup.sql = SqlFrontend.start(cluster::meta, cluster.views(), config, java.util.Optional.empty(), "127.0.0.1", -1);
+      out.println("SQL: psql -h 127.0.0.1 -p " + cleanup.sql.port() + " -d dev");
       Sample last = playground.run(cluster, admin.address());
       playground.printSummary(cluster, last);
     } finally {
@@ -216,6 +219,7 @@ final class PlaygroundCommand implements Callable<Integer> {
     private final Path temporaryDir;
     volatile LocalCluster cluster;
     volatile AdminServer admin;
+    volatile dev.tide.sql.PgServer sql;
     private boolean done;
 
     Cleanup(Path temporaryDir) {
@@ -227,6 +231,9 @@ final class PlaygroundCommand implements Callable<Integer> {
         return;
       }
       done = true;
+      if (sql != null) {
+        sql.close();
+      }
       if (admin != null) {
         admin.close();
       }

@@ -63,6 +63,7 @@ public final class MetaServer implements AutoCloseable {
   private final HttpServer http;
   private final OptimizerGroups groups;
   private final AtomicReference<ManagedChannel> selfChannel;
+  private dev.tide.sql.PgServer sql;
 
   private MetaServer(MetaStore store, Meta meta, Server grpc, HttpServer http, OptimizerGroups groups,
       AtomicReference<ManagedChannel> selfChannel) {
@@ -132,6 +133,7 @@ public final class MetaServer implements AutoCloseable {
       groups.keepers().bindMetrics(metrics.registry());
       groups.start();
       MetaServer server = new MetaServer(store, meta, grpc, http, groups, self);
+      server.sql = SqlFrontend.start(() -> m, views, config, token, listen.host(), -1);
       LOG.info("meta serving gRPC on {}:{}{}, store {}, objects {}", listen.host(), grpc.getPort(),
           http == null ? "" : ", HTTP on port " + http.getAddress().getPort(), store.describe(), objects);
       return server;
@@ -252,6 +254,11 @@ public final class MetaServer implements AutoCloseable {
     return grpc.getPort();
   }
 
+  /** The SQL server's port, or -1 when it is off. */
+  public int sqlPort() {
+    return sql == null ? -1 : sql.port();
+  }
+
   /** The HTTP port, or -1 when HTTP is off. */
   public int httpPort() {
     return http == null ? -1 : http.getAddress().getPort();
@@ -270,6 +277,9 @@ public final class MetaServer implements AutoCloseable {
   /** Closes in order: keepers, providers (their optimizers stop), the optimizing service, then meta. */
   @Override
   public void close() {
+    if (sql != null) {
+      sql.close();
+    }
     groups.close();
     selfChannel.get().shutdownNow();
     if (http != null) {

@@ -64,6 +64,7 @@ public final class ProcessOptions {
   public static List<ConfigOption<?>> all() {
     List<ConfigOption<?>> all = new ArrayList<>(PROCESS);
     all.addAll(MetaOptions.ALL);
+    all.addAll(dev.tide.sql.SqlOptions.ALL);
     all.addAll(S3Config.ALL);
     all.addAll(dev.tide.stream.exchange.ExchangeConfig.ALL);
     all.addAll(dev.tide.optimizer.workload.WorkloadOptions.ALL);
