@@ -142,6 +142,22 @@ class SqlEndToEndTest {
   }
 
   @Test
+  void viewExpressionsAgreeWithCalciteOverTheCommittedRows() throws Exception {
+    execute("CREATE MATERIALIZED VIEW exprs AS SELECT auction, price, channel,"
+        + " CASE WHEN price > 1000000 THEN 'high' WHEN price > 1000 THEN 'mid' ELSE 'low' END AS band,"
+        + " UPPER(channel) AS up, LOWER(UPPER(channel)) AS low, CHAR_LENGTH(channel) AS len, COALESCE(extra, 'none') AS ex,"
+        + " CAST(price AS DOUBLE) / 2 AS half, price * 2 + 1 AS odd, channel || '!' AS shout"
+        + " FROM bid WHERE price % 7 <> 3 AND NOT (auction IN (1000, 1001))");
+    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> done("exprs"));
+    await().atMost(Duration.ofMinutes(1)).until(() -> !rows("SELECT * FROM exprs").isEmpty());
+    assertThat(rows("SELECT count(*) FROM exprs WHERE band <> CASE WHEN price > 1000000 THEN 'high' WHEN price > 1000 THEN 'mid'"
+        + " ELSE 'low' END OR up <> UPPER(channel) OR low <> LOWER(channel) OR len <> CHAR_LENGTH(channel) OR half <> price / 2.0"
+        + " OR odd <> price * 2 + 1 OR shout <> channel || '!' OR MOD(price, 7) = 3 OR auction IN (1000, 1001) OR ex IS NULL"))
+        .containsExactly("0");
+    assertThat(rows("SELECT DISTINCT band FROM exprs")).contains("high", "low");
+  }
+
+  @Test
   void badStatementsAnswerSqlStateAndPositionAndCreateNothing() throws Exception {
     List<String> before = rows("SHOW MATERIALIZED VIEWS");
     assertError("CREATE MATERIALIZED VIEW bad1 AS SELECT auction FROM nosuch", "42P01", "nosuch", "nosuch");

@@ -19,11 +19,23 @@ import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 
 /** Calcite's view of Tide's catalog: tables with Tide's column types, and the shared parser settings. */
-final class Schemas {
+public final class Schemas {
   /** PostgreSQL's identifier rules: unquoted names fold to lower case, quoted ones are kept. */
   static final SqlParser.Config PARSER = SqlParser.config().withQuoting(Quoting.DOUBLE_QUOTE)
       .withUnquotedCasing(Casing.TO_LOWER).withQuotedCasing(Casing.UNCHANGED).withCaseSensitive(true)
       .withConformance(SqlConformanceEnum.LENIENT);
+
+  /** PostgreSQL's text: CASE over strings of different lengths gives VARCHAR, not blank-padded CHAR. */
+  public static final class PgTypeSystem extends org.apache.calcite.rel.type.RelDataTypeSystemImpl {
+    public static final PgTypeSystem INSTANCE = new PgTypeSystem();
+
+    @Override
+    public boolean shouldConvertRaggedUnionTypesToVarying() {
+      return true;
+    }
+  }
+
+  static final PgTypeSystem TYPES = PgTypeSystem.INSTANCE;
 
   private Schemas() {}
 

@@ -343,6 +343,7 @@ public final class SqlEngine {
     info.setProperty("caseSensitive", "true");
     info.setProperty("conformance", "LENIENT");
     info.setProperty("timeZone", "UTC");
+    info.setProperty("typeSystem", Schemas.PgTypeSystem.class.getName());
     try (Connection c = DriverManager.getConnection("jdbc:calcite:", info)) {
       addTables(c.unwrap(CalciteConnection.class).getRootSchema(), true);
       try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
@@ -441,7 +442,8 @@ public final class SqlEngine {
       }
       root.add(v.getName(), new Schemas.ViewTable(fields, List::of));
     }
-    FrameworkConfig config = Frameworks.newConfigBuilder().parserConfig(Schemas.PARSER).defaultSchema(root).build();
+    FrameworkConfig config = Frameworks.newConfigBuilder().parserConfig(Schemas.PARSER).defaultSchema(root)
+        .typeSystem(Schemas.TYPES).build();
     return Frameworks.getPlanner(config);
   }
 

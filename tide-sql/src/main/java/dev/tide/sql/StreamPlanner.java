@@ -287,7 +287,12 @@ final class StreamPlanner {
       }
       case CASE -> Ex.fn("case", args.toArray(Ex[]::new));
       case COALESCE -> Ex.fn("coalesce", args.toArray(Ex[]::new));
-      default -> Ex.fn(c.getOperator().getName().toLowerCase(Locale.ROOT), args.toArray(Ex[]::new));
+      default -> switch (c.getOperator().getName().toUpperCase(Locale.ROOT)) {
+        case "LOWER", "UPPER", "CHAR_LENGTH", "CHARACTER_LENGTH" ->
+            Ex.fn(c.getOperator().getName().toLowerCase(Locale.ROOT).replace("character_length", "char_length"), args.get(0));
+        case "||", "CONCAT" -> Ex.fn("concat", args.toArray(Ex[]::new));
+        default -> throw SqlException.notSupported("function " + c.getOperator().getName() + " in a materialized view");
+      };
     };
   }
 
@@ -301,7 +306,11 @@ final class StreamPlanner {
 
   private static Ex literal(RexLiteral l) {
     if (l.isNull()) {
-      throw SqlException.notSupported("NULL literals in streaming expressions");
+      DataType t = Schemas.tideType(l.getType().getSqlTypeName());
+      if (t == null) {
+        throw SqlException.notSupported("a NULL literal of type " + l.getType());
+      }
+      return new Ex.Lit(null, t);
     }
     return switch (l.getTypeName()) {
       case BOOLEAN -> Ex.lit(l.getValueAs(Boolean.class));
