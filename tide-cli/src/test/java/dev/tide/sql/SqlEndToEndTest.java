@@ -222,6 +222,22 @@ class SqlEndToEndTest {
   }
 
   @Test
+  void theClusterTokenIsThePasswordWhenOneIsSet() throws Exception {
+    Config config = Config.defaults();
+    try (PgServer guarded = SqlFrontend.start(cluster::meta, cluster.views(), config,
+        Optional.of(dev.tide.common.auth.ClusterToken.of("s3cret-token-0123456789")), "127.0.0.1", 0)) {
+      String url = "jdbc:postgresql://127.0.0.1:" + guarded.port() + "/dev";
+      assertThatThrownBy(() -> DriverManager.getConnection(url, "tide", "wrong")).isInstanceOfSatisfying(PSQLException.class,
+          e -> assertThat(e.getSQLState()).isEqualTo("28P01"));
+      try (Connection c = DriverManager.getConnection(url, "tide", "s3cret-token-0123456789"); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT 1 + 1 AS two")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getInt("two")).isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
   void psqlRunsStatementsAndShowsErrorPositions() throws Exception {
     Path psql = Files.exists(Path.of("/usr/lib/postgresql/15/bin/psql")) ? Path.of("/usr/lib/postgresql/15/bin/psql") : Path.of("psql");
     execute("CREATE MATERIALIZED VIEW psql_view AS SELECT auction, price FROM bid WHERE price > 1000");
