@@ -196,6 +196,12 @@ class SqlEndToEndTest {
     assertThat(rows("SHOW MATERIALIZED VIEWS")).anyMatch(r -> r.startsWith("per_auction|per_auction|CREATE MATERIALIZED VIEW"));
     assertThat(rows("DESCRIBE per_auction")).contains("auction|bigint|t|", "bids|bigint|f|", "mean|double|f|");
     assertThat(rows("DESCRIBE bids2")).containsExactly("auction|bigint|f|", "date_time|timestamp|f|", "price|bigint|f|");
+    assertThat(String.join("\n", rows("EXPLAIN SELECT auction, COUNT(*) AS n FROM bids2 GROUP BY auction")))
+        .contains("HASH_AGG", "Exchange HASH", "parallelism set when scheduled");
+    assertThat(cluster.meta().jobs()).doesNotContainKey("explain");
+    assertThatThrownBy(() -> execute("CREATE SOURCE bids2 WITH (connector = 'nexmark', nexmark.table.type = 'bid')"))
+        .isInstanceOfSatisfying(PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42710"));
+    execute("CREATE SOURCE IF NOT EXISTS bids2 WITH (connector = 'nexmark', nexmark.table.type = 'bid')");
     List<String> plan = rows("EXPLAIN per_auction");
     assertThat(String.join("\n", plan)).contains("SOURCE nexmark.bid", "HASH_AGG", "Exchange HASH", "state tables:", "actors on workers");
 

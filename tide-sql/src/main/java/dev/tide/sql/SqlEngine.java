@@ -320,7 +320,7 @@ public final class SqlEngine {
         throw validationError(e, query);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), sources);
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources());
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -345,7 +345,7 @@ public final class SqlEngine {
     info.setProperty("timeZone", "UTC");
     info.setProperty("typeSystem", Schemas.PgTypeSystem.class.getName());
     try (Connection c = DriverManager.getConnection("jdbc:calcite:", info)) {
-      addTables(c.unwrap(CalciteConnection.class).getRootSchema(), true);
+      addViews(c.unwrap(CalciteConnection.class).getRootSchema());
       try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
         ResultSetMetaData md = rs.getMetaData();
         List<Column> cols = new ArrayList<>();
@@ -418,11 +418,8 @@ public final class SqlEngine {
     return out;
   }
 
-  /** Calcite's tables: sources (plannable, not readable) and views (their committed rows). */
-  private void addTables(SchemaPlus schema, boolean viewsOnly) {
-    if (!viewsOnly) {
-      sources.values().forEach(s -> Schemas.addSource(schema, s));
-    }
+  /** The views as Calcite tables that read their committed rows when a query scans them. */
+  private void addViews(SchemaPlus schema) {
     for (TableCatalog v : allViews().values()) {
       List<Field> fields = new ArrayList<>();
       for (int i = 0; i < v.getVisibleColumns(); i++) {
@@ -434,7 +431,7 @@ public final class SqlEngine {
 
   private Planner planner(String sql) {
     SchemaPlus root = Frameworks.createRootSchema(true);
-    sources.values().forEach(s -> Schemas.addSource(root, s));
+    snapshotSources().values().forEach(s -> Schemas.addSource(root, s));
     for (TableCatalog v : allViews().values()) {
       List<Field> fields = new ArrayList<>();
       for (int i = 0; i < v.getVisibleColumns(); i++) {
