@@ -199,6 +199,8 @@ class SqlEndToEndTest {
     assertThat(String.join("\n", rows("EXPLAIN SELECT auction, COUNT(*) AS n FROM bids2 GROUP BY auction")))
         .contains("HASH_AGG", "Exchange HASH", "parallelism set when scheduled");
     assertThat(cluster.meta().jobs()).doesNotContainKey("explain");
+    assertThat(String.join("\n", rows("EXPLAIN SELECT auction FROM bids2 WHERE auction % 123 = 0 AND price BETWEEN 1 AND 10")))
+        .contains("FILTER");
     assertThatThrownBy(() -> execute("CREATE SOURCE bids2 WITH (connector = 'nexmark', nexmark.table.type = 'bid')"))
         .isInstanceOfSatisfying(PSQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("42710"));
     execute("CREATE SOURCE IF NOT EXISTS bids2 WITH (connector = 'nexmark', nexmark.table.type = 'bid')");
