@@ -164,6 +164,7 @@ class SqlEndToEndTest {
     assertError("CREATE MATERIALIZED VIEW bad2 AS SELECT auction, nosuch FROM bid", "42703", "nosuch", "nosuch");
     assertError("SELECT nosuch FROM bid", "42703", "nosuch", "nosuch");
     assertError("SELEC 1", "42601", "SELEC", "syntax error");
+    assertError("SELECT * FROM bid", "0A000", null, "not supported: SELECT from source 'bid', a stream");
     assertError("CREATE MATERIALIZED VIEW bad3 AS SELECT a.auction FROM bid a LEFT JOIN person p ON a.bidder = p.id", "0A000", null,
         "not supported: LEFT join");
     assertError("CREATE SOURCE s2 (auction BIGINT, nosuch BIGINT) WITH (connector = 'nexmark', nexmark.table.type = 'bid')", "42703",

@@ -331,10 +331,20 @@ public final class SqlEngine {
   // ---- queries over views ----
 
   private Result query(String sql) {
+    Map<String, SourceDef> known = snapshotSources();
     try (Planner p = planner(sql)) {
-      p.validate(parse(p, sql));
+      RelRoot root = p.rel(p.validate(parse(p, sql)));
+      for (org.apache.calcite.plan.RelOptTable t : org.apache.calcite.plan.RelOptUtil.findAllTables(root.rel)) {
+        String name = org.apache.calcite.util.Util.last(t.getQualifiedName());
+        if (known.containsKey(name)) {
+          throw SqlException.notSupported("SELECT from source '" + name + "', a stream; create a materialized view over it"
+              + " and select from the view");
+        }
+      }
     } catch (ValidationException e) {
       throw validationError(e, sql);
+    } catch (RelConversionException e) {
+      throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + e.getMessage());
     }
     Properties info = new Properties();
     info.setProperty("quoting", "DOUBLE_QUOTE");
