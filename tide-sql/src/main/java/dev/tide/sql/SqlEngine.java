@@ -6,7 +6,6 @@ import dev.tide.common.types.Schema;
 import dev.tide.proto.admin.ActorView;
 import dev.tide.proto.admin.FragmentView;
 import dev.tide.proto.admin.FragmentsResponse;
-import dev.tide.proto.admin.RescheduleReply;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.FragmentEdge;
 import dev.tide.proto.plan.JobDefinition;
@@ -728,9 +727,8 @@ public final class SqlEngine {
     if (job == null) {
       throw new SqlException(SqlException.UNDEFINED_TABLE, "alter materialized view refused: unknown view '" + name + "'", pos);
     }
-    RescheduleReply r;
     try {
-      r = cluster.scale(job, parallelism);
+      cluster.scale(job, parallelism);
     } catch (IllegalArgumentException e) {
       throw new SqlException(SqlException.INVALID_PARAMETER, e.getMessage(), v.position());
     } catch (IllegalStateException e) {
