@@ -31,6 +31,9 @@ final class MetaCommand implements Callable<Integer> {
   @Option(names = "--http-port", paramLabel = "PORT", description = "HTTP port of /metrics and /api/status (default 5691; -1: off).")
   Integer httpPort;
 
+  @Option(names = "--sql-port", paramLabel = "PORT", description = "SQL (PostgreSQL protocol) port (default 4566; 0: any free one; -1: off).")
+  Integer sqlPort;
+
   @Option(names = "--store", paramLabel = "JDBC_URL",
       description = "Meta store: jdbc:sqlite:FILE (default <data-dir>/meta.db) or jdbc:postgresql://...")
   String store;
@@ -41,6 +44,7 @@ final class MetaCommand implements Callable<Integer> {
     ProcessFlags.flag(flags, ProcessOptions.META_LISTEN.key(), listen);
     ProcessFlags.flag(flags, ProcessOptions.META_HTTP_PORT.key(), httpPort);
     ProcessFlags.flag(flags, ProcessOptions.META_STORE.key(), store);
+    ProcessFlags.flag(flags, dev.tide.sql.SqlOptions.PORT.key(), sqlPort);
     Config config = process.config(flags);
     MetaServer server = MetaServer.start(config, process.token(config), Clock.SYSTEM);
     // In-flight barriers are abandoned (their epochs replay after a restart); the store is closed.
@@ -51,7 +55,7 @@ final class MetaCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(new Thread(server::close, "meta-shutdown"));
     PrintWriter out = spec.commandLine().getOut();
     out.println("meta ready grpc=" + config.get(ProcessOptions.META_LISTEN).replaceAll(":\\d+$", "") + ":" + server.grpcPort()
-        + " http=" + server.httpPort());
+        + " http=" + server.httpPort() + " sql=" + server.sqlPort());
     out.flush();
     server.awaitTermination();
     return TideCli.EXIT_OK;

@@ -11,6 +11,7 @@ import dev.tide.cli.playground.PlaygroundView;
 import dev.tide.cli.playground.ProcessPlayground;
 import dev.tide.cli.playground.Sample;
 import dev.tide.cluster.JobGrpcService;
+import dev.tide.cluster.SqlFrontend;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.dashboard.Dashboard;
 import dev.tide.cluster.OptimizerGroups;
@@ -126,6 +127,8 @@ final class PlaygroundCommand implements Callable<Integer> {
       cleanup.admin = admin;
       cleanup.dashboard = startDashboard(cluster, admin);
       out.println("Dashboard: " + cleanup.dashboard.url());
+      cleanup.sql = SqlFrontend.start(cluster::meta, cluster.views(), config, java.util.Optional.empty(), "127.0.0.1", -1);
+      out.println("SQL: psql -h 127.0.0.1 -p " + cleanup.sql.port() + " -d dev");
       Sample last = playground.run(cluster, admin.address());
       playground.printSummary(cluster, last);
     } finally {
@@ -229,6 +232,7 @@ final class PlaygroundCommand implements Callable<Integer> {
     volatile LocalCluster cluster;
     volatile AdminServer admin;
     volatile Dashboard.Served dashboard;
+    volatile dev.tide.sql.PgServer sql;
     private boolean done;
 
     Cleanup(Path temporaryDir) {
@@ -242,6 +246,9 @@ final class PlaygroundCommand implements Callable<Integer> {
       done = true;
       if (dashboard != null) {
         dashboard.close();
+      }
+      if (sql != null) {
+        sql.close();
       }
       if (admin != null) {
         admin.close();

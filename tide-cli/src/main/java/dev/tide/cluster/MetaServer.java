@@ -64,6 +64,7 @@ public final class MetaServer implements AutoCloseable {
   private final OptimizerGroups groups;
   private final AtomicReference<ManagedChannel> selfChannel;
   private final Dashboard dashboard;
+  private dev.tide.sql.PgServer sql;
 
   private MetaServer(MetaStore store, Meta meta, Server grpc, HttpServer http, OptimizerGroups groups,
       AtomicReference<ManagedChannel> selfChannel, Dashboard dashboard) {
@@ -143,6 +144,7 @@ public final class MetaServer implements AutoCloseable {
       // The dashboard reads and acts through the admin API at meta's own port, as tide ctl does.
       Dashboard dashboard = http == null ? null : new Dashboard(m, self.get(), views, token).mount(http);
       MetaServer server = new MetaServer(store, meta, grpc, http, groups, self, dashboard);
+      server.sql = SqlFrontend.start(() -> m, views, config, token, listen.host(), -1);
       LOG.info("meta serving gRPC on {}:{}{}, store {}, objects {}", listen.host(), grpc.getPort(),
           http == null ? "" : ", HTTP on port " + http.getAddress().getPort(), store.describe(), objects);
       return server;
@@ -279,6 +281,11 @@ public final class MetaServer implements AutoCloseable {
     return grpc.getPort();
   }
 
+  /** The SQL server's port, or -1 when it is off. */
+  public int sqlPort() {
+    return sql == null ? -1 : sql.port();
+  }
+
   /** The HTTP port, or -1 when HTTP is off. */
   public int httpPort() {
     return http == null ? -1 : http.getAddress().getPort();
@@ -297,6 +304,9 @@ public final class MetaServer implements AutoCloseable {
   /** Closes in order: keepers, providers (their optimizers stop), the optimizing service, then meta. */
   @Override
   public void close() {
+    if (sql != null) {
+      sql.close();
+    }
     groups.close();
     selfChannel.get().shutdownNow();
     if (http != null) {

@@ -112,6 +112,7 @@ public final class ProcessOptions {
       keys.add(new Key(o, o == MetaOptions.HEARTBEAT_INTERVAL ? java.util.EnumSet.of(Role.META, Role.COMPUTE) : meta));
     }
     dev.tide.meta.autoscale.AutoscalerOptions.ALL.forEach(o -> keys.add(new Key(o, meta)));
+    dev.tide.sql.SqlOptions.ALL.forEach(o -> keys.add(new Key(o, meta)));
     S3Config.ALL.forEach(o -> keys.add(new Key(o, all)));
     dev.tide.stream.exchange.ExchangeConfig.ALL.forEach(o -> keys.add(new Key(o, compute)));
     dev.tide.optimizer.workload.WorkloadOptions.ALL.forEach(o -> keys.add(new Key(o, meta)));

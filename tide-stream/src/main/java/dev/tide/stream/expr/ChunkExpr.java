@@ -105,6 +105,7 @@ public abstract class ChunkExpr {
       case "neg" -> new Arith("sub", zero(args[0].type()), args[0], t);
       case "in" -> new In(args[0], Arrays.copyOfRange(argExprs.toArray(new Expr[0]), 1, argExprs.size()));
       case "cast" -> new Cast(args[0], t);
+      case "case", "coalesce", "lower", "upper", "char_length", "concat" -> new RowWise(fn, args, t);
       default -> throw new IllegalArgumentException("unknown function " + fn);
     };
   }
@@ -515,6 +516,92 @@ public abstract class ChunkExpr {
           return b.build();
         }
       }
+    }
+  }
+
+  /**
+   * Functions evaluated row by row over boxed values: CASE (when/then pairs, then an optional else;
+   * null when no condition holds), COALESCE (the first non-null), LOWER, UPPER, CHAR_LENGTH and
+   * CONCAT (null when any operand is). Numeric results are converted to the call's type.
+   */
+  private static final class RowWise extends ChunkExpr {
+    private final String fn;
+    private final ChunkExpr[] args;
+
+    RowWise(String fn, ChunkExpr[] args, DataType type) {
+      super(type);
+      this.fn = fn;
+      this.args = args;
+    }
+
+    @Override
+    public Column eval(StreamChunk c) {
+      int n = c.size();
+      Column[] in = new Column[args.length];
+      for (int a = 0; a < args.length; a++) {
+        in[a] = args[a].eval(c);
+      }
+      ColumnBuilder b = ColumnBuilder.create(type, n);
+      for (int i = 0; i < n; i++) {
+        b.appendObject(convert(row(in, i)));
+      }
+      return b.build();
+    }
+
+    private Object row(Column[] in, int i) {
+      switch (fn) {
+        case "case": {
+          int a = 0;
+          for (; a + 1 < in.length; a += 2) {
+            if (Boolean.TRUE.equals(in[a].get(i))) {
+              return in[a + 1].get(i);
+            }
+          }
+          return a < in.length ? in[a].get(i) : null;
+        }
+        case "coalesce": {
+          for (Column col : in) {
+            if (!col.isNull(i)) {
+              return col.get(i);
+            }
+          }
+          return null;
+        }
+        case "concat": {
+          StringBuilder s = new StringBuilder();
+          for (Column col : in) {
+            if (col.isNull(i)) {
+              return null;
+            }
+            s.append(col.get(i));
+          }
+          return s.toString();
+        }
+        default: {
+          Object v = in[0].get(i);
+          if (v == null) {
+            return null;
+          }
+          String s = v.toString();
+          return switch (fn) {
+            case "lower" -> s.toLowerCase(java.util.Locale.ROOT);
+            case "upper" -> s.toUpperCase(java.util.Locale.ROOT);
+            default -> s.codePointCount(0, s.length());
+          };
+        }
+      }
+    }
+
+    private Object convert(Object v) {
+      if (!(v instanceof Number num)) {
+        return v;
+      }
+      return switch (type) {
+        case INT -> num.intValue();
+        case BIGINT, TIMESTAMP -> num.longValue();
+        case DOUBLE -> num.doubleValue();
+        default -> v;
+      };
     }
   }
 }

@@ -111,8 +111,51 @@ public final class ExprResolver {
         }
         return call(fn, args, DataType.BOOLEAN);
       }
+      case "case" -> {
+        // when1, then1, when2, then2, ..., [else]; no else: null
+        if (args.size() < 2) {
+          throw new PlanException("case needs at least one WHEN ... THEN pair in " + where);
+        }
+        DataType out = null;
+        for (int i = 0; i < args.size(); i++) {
+          boolean isWhen = i % 2 == 0 && i + 1 < args.size();
+          if (isWhen && typeOf(args.get(i)) != DataType.BOOLEAN) {
+            throw new PlanException("type mismatch in " + where + ": a CASE condition is " + typeOf(args.get(i)).sqlName()
+                + ", must be boolean");
+          }
+          if (!isWhen) {
+            out = unify("case", out, typeOf(args.get(i)), where);
+          }
+        }
+        return call(fn, args, out);
+      }
+      case "coalesce" -> {
+        if (args.isEmpty()) {
+          throw new PlanException("coalesce needs at least one argument in " + where);
+        }
+        DataType out = null;
+        for (Expr a : args) {
+          out = unify("coalesce", out, typeOf(a), where);
+        }
+        return call(fn, args, out);
+      }
+      case "lower", "upper", "char_length" -> {
+        arity(fn, args, 1, where);
+        if (typeOf(args.get(0)) != DataType.VARCHAR) {
+          throw new PlanException("type mismatch in " + where + ": " + fn + " needs a varchar, got " + typeOf(args.get(0)).sqlName());
+        }
+        return call(fn, args, fn.equals("char_length") ? DataType.INT : DataType.VARCHAR);
+      }
+      case "concat" -> {
+        for (Expr a : args) {
+          if (typeOf(a) != DataType.VARCHAR) {
+            throw new PlanException("type mismatch in " + where + ": concat needs varchar operands, got " + typeOf(a).sqlName());
+          }
+        }
+        return call(fn, args, DataType.VARCHAR);
+      }
       default -> throw new PlanException("unknown function '" + fn + "' in " + where
-          + "; known: add sub mul div mod neg eq ne lt le gt ge and or not is_null in cast");
+          + "; known: add sub mul div mod neg eq ne lt le gt ge and or not is_null in cast case coalesce lower upper char_length concat");
     }
   }
 
@@ -147,6 +190,17 @@ public final class ExprResolver {
     if (args.size() != n) {
       throw new PlanException(fn + " takes " + n + " argument(s), got " + args.size() + " in " + where);
     }
+  }
+
+  /** The type of values of types {@code a} (null: none yet) and {@code b} together, or a refusal. */
+  private static DataType unify(String fn, DataType a, DataType b, String where) {
+    if (a == null || a == b) {
+      return b;
+    }
+    if (a.isNumeric() && b.isNumeric()) {
+      return wider(a, b);
+    }
+    throw mismatch(fn, where, a, b, "values of one type");
   }
 
   static boolean comparable(DataType a, DataType b) {

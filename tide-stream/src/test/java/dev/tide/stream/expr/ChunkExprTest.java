@@ -42,6 +42,26 @@ class ChunkExprTest {
   }
 
   @Test
+  void caseTakesTheFirstHoldingBranchAndCoalesceTheFirstNonNull() {
+    Ex band = Ex.fn("case", lt(col("x"), lit(10L)), lit(1L), lt(col("x"), lit(100L)), lit(2.5));
+    assertThat(eval(band, DataType.BIGINT, 5L, 50L, 500L, null)).as("no else: null; widened to double")
+        .containsExactly(1.0, 2.5, null, null);
+    assertThat(eval(Ex.fn("case", lt(col("x"), lit(10L)), lit(1L), lit(0L)), DataType.BIGINT, 5L, 50L, null))
+        .as("a null condition does not hold").containsExactly(1L, 0L, 0L);
+    assertThat(eval(Ex.fn("coalesce", col("x"), lit(-1L)), DataType.BIGINT, 3L, null)).containsExactly(3L, -1L);
+    assertThat(eval(Ex.fn("coalesce", col("x"), new Ex.Lit(null, DataType.BIGINT)), DataType.BIGINT, (Object) null))
+        .containsExactly((Object) null);
+  }
+
+  @Test
+  void stringFunctionsPassNullsThrough() {
+    assertThat(eval(Ex.fn("upper", col("x")), DataType.VARCHAR, "aBc", null)).containsExactly("ABC", null);
+    assertThat(eval(Ex.fn("lower", col("x")), DataType.VARCHAR, "aBc")).containsExactly("abc");
+    assertThat(eval(Ex.fn("char_length", col("x")), DataType.VARCHAR, "h\u00e9!", null)).containsExactly(3, null);
+    assertThat(eval(Ex.fn("concat", col("x"), lit("!")), DataType.VARCHAR, "a", null)).containsExactly("a!", null);
+  }
+
+  @Test
   void divisionAndModuloByZeroAreNullForEveryNumericType() {
     assertThat(eval(div(col("x"), lit(0)), DataType.INT, 7, null)).containsExactly(null, null);
     assertThat(eval(mod(col("x"), lit(0L)), DataType.BIGINT, 7L)).containsExactly((Object) null);

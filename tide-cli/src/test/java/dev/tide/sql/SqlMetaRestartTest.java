@@ -1,0 +1,64 @@
+package dev.tide.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tide.cluster.LocalCluster;
+import dev.tide.cluster.SqlFrontend;
+import dev.tide.common.config.Config;
+import dev.tide.meta.MetaOptions;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A view created by SQL is a job in the meta store: after a meta restart it still answers, with the same rows. */
+class SqlMetaRestartTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void aSqlViewSurvivesAMetaRestart() throws Exception {
+    Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, Duration.ofMillis(100))
+        .with(MetaOptions.SETTLE_DELAY, Duration.ofMillis(200));
+    try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2);
+        PgServer server = SqlFrontend.start(cluster::meta, cluster.views(), config, Optional.empty(), "127.0.0.1", 0);
+        Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + server.port() + "/dev", "tide", "")) {
+      execute(c, "CREATE SOURCE bid WITH (connector = 'nexmark', nexmark.table.type = 'bid', nexmark.events = '5000',"
+          + " nexmark.rate = '0', nexmark.splits = '2')");
+      execute(c, "CREATE MATERIALIZED VIEW per_channel AS SELECT channel, COUNT(*) AS bids FROM bid GROUP BY channel");
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+          .until(() -> cluster.sourcesDone(cluster.meta().jobs().get("per_channel")));
+      await().atMost(Duration.ofMinutes(1)).until(() -> count(c) > 0);
+      long before = count(c);
+
+      cluster.restartMeta();
+
+      await().atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> count(c) == before);
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW MATERIALIZED VIEWS")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString("name")).isEqualTo("per_channel");
+      }
+    }
+  }
+
+  private static void execute(Connection c, String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  /** The bids the view counted, over all channels. */
+  private static long count(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COALESCE(SUM(bids), 0) AS n FROM per_channel")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}

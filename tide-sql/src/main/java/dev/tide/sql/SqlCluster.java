@@ -1,0 +1,33 @@
+package dev.tide.sql;
+
+import dev.tide.proto.admin.FragmentsResponse;
+import dev.tide.proto.admin.RescheduleReply;
+import dev.tide.proto.plan.JobDefinition;
+import dev.tide.proto.plan.Plan;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the SQL engine needs of the cluster it fronts, implemented where meta runs. Errors are
+ * {@link IllegalArgumentException} for bad input and {@link IllegalStateException} for what the
+ * cluster cannot do now, each with a one-line message.
+ */
+public interface SqlCluster {
+  /** Running jobs by name. */
+  Map<String, JobDefinition> jobs();
+
+  /** Compiles and starts {@code plan} as a job named like the plan; returns its definition. */
+  JobDefinition create(Plan plan);
+
+  /** Stops the job at the next barrier and forgets it. */
+  void drop(String job);
+
+  /** The committed rows of a materialized view, its visible columns only. */
+  List<Object[]> scan(String view);
+
+  /** Online reschedule of a job to {@code parallelism} ("N" or "adaptive"), as {@code tide ctl scale}. */
+  RescheduleReply scale(String job, String parallelism);
+
+  /** The job's fragments and their actors. */
+  FragmentsResponse fragments(String job);
+}
