@@ -313,11 +313,11 @@ public final class Dashboard implements AutoCloseable {
 
   /**
    * A job: its summary and fragments as {@code tide ctl fragments} shows them, the operators of each
-   * fragment, and the exchanges between fragments. Load fields that a newer admin API adds to the
-   * fragment views pass through unchanged.
+   * fragment, and the exchanges between fragments, with each fragment's measured load over the last
+   * 30 s (rows/s, busy, backpressure, a source's backlog) where measured.
    */
   private String job(String name) throws InvalidProtocolBufferException {
-    FragmentsResponse f = stub().fragments(FragmentsRequest.newBuilder().setJob(name).build());
+    FragmentsResponse f = stub().fragments(FragmentsRequest.newBuilder().setJob(name).setStats(true).build());
     JobDefinition def = meta.jobs().get(name);
     StringBuilder ops = new StringBuilder("{");
     List<String> edges = new ArrayList<>();

@@ -1,6 +1,14 @@
 // Tide dashboard: plain JS over meta's /api/dash endpoints (docs/dashboard.md). No build step.
 'use strict';
 
+/** A fragment's measured load (FragmentStats) in one line. */
+function load(st) {
+  if (!st) return '';
+  const pct = (x) => Math.round(100 * (x || 0)) + '%';
+  const line = `${Math.round(st.rowsInPerSecond || 0).toLocaleString()} rows/s in · busy ${pct(st.busy)} · backpressure ${pct(st.backpressure)}`;
+  return st.backlog !== undefined && st.backlog >= 0 ? `${line} · backlog ${Number(st.backlog).toLocaleString()}` : line;
+}
+
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
 const state = { page: 'cluster', job: localStorage.getItem('tide.job') || '', timer: null, charts: [] };
@@ -199,11 +207,11 @@ function jobPage() {
     }
     const extra = [...new Set(job.fragments.fragments.flatMap((f) => Object.keys(f).filter((k) => !KNOWN_FRAGMENT_FIELDS.has(k))))];
     $('fragments').innerHTML = '<tr><th>fragment</th><th>kind</th><th>operators</th><th>parallelism</th><th>units</th><th>upstream</th><th>workers</th>'
-      + extra.map((k) => `<th>${esc(k)}</th>`).join('') + '</tr>'
+      + extra.map((k) => `<th>${esc(k === 'stats' ? 'load (last 30 s)' : k)}</th>`).join('') + '</tr>'
       + job.fragments.fragments.map((f) => `<tr data-fragment="${f.fragmentId}"><td>F${f.fragmentId}</td><td>${f.kind}</td><td>${esc(job.operators[f.fragmentId] || '')}</td>`
         + `<td>${f.actors.length}</td><td>${f.unitCount}</td><td>${f.upstream.map((u) => 'F' + u).join(', ')}</td>`
         + `<td>${[...new Set(f.actors.map((a) => a.workerId))].sort((a, b) => a - b).join(', ')}</td>`
-        + extra.map((k) => `<td>${esc(typeof f[k] === 'object' ? JSON.stringify(f[k]) : f[k] ?? '')}</td>`).join('') + '</tr>').join('');
+        + extra.map((k) => `<td>${esc(k === 'stats' ? load(f[k]) : typeof f[k] === 'object' ? JSON.stringify(f[k]) : f[k] ?? '')}</td>`).join('') + '</tr>').join('');
     const h = (await api('/api/dash/history')).samples;
     const t = h.map((x) => x.atMs / 1000);
     rowsPlot.setData([t, h.map((x) => x.rowsPerSec[state.job] ?? null)]);
