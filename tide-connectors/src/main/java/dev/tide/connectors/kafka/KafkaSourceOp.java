@@ -47,7 +47,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * <p>Watermark on the event-time column, if set: the least over the actor's partitions that have
  * emitted rows of the largest event time emitted, minus the delay; it never falls, and restarts from
  * nothing at a reschedule barrier. Thread-safety: confined to the actor thread, except
- * {@link #backlog()} and {@link #skipped()}.
+ * {@link #backlog(long)} and {@link #skipped()}.
  */
 public final class KafkaSourceOp implements SourceOperator {
   private static final long IDLE_WAIT_NANOS = 5_000_000L;
@@ -324,9 +324,10 @@ public final class KafkaSourceOp implements SourceOperator {
   /**
    * Records of this actor's partitions not yet emitted: the consumer's lag (log end minus position)
    * summed over them, as of the last barrier; -1 until known. The source backlog the autoscaler
-   * reads. Thread-safety: any thread.
+   * reads (reported with each barrier's load). Thread-safety: any thread.
    */
-  public long backlog() {
+  @Override
+  public long backlog(long nowNanos) {
     return backlog;
   }
 
