@@ -10,26 +10,23 @@ import dev.tide.meta.autoscale.Autoscaler;
 import dev.tide.meta.autoscale.AutoscalerOptions;
 import dev.tide.meta.scale.AutoscaleSpec;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.nexmark.NexmarkConfig;
-import dev.tide.stream.nexmark.NexmarkReference;
 import dev.tide.stream.queries.NexmarkQueries;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The autoscaler on the real engine: a job's input rate steps up far beyond what one actor per
- * fragment reads, so its sources fall behind (backlog) → the autoscaler scales it out through the
- * reschedule path → the bounded input ends and the backlog drains → it scales the job back in; the
- * view equals the reference.
+ * The autoscaler on the real engine: a job's input rate steps up for two seconds to 20 M events/s,
+ * far beyond what any machine reads, so its source falls behind by millions of events (backlog) →
+ * the autoscaler scales it out through the reschedule path → the rate steps back down and the
+ * backlog drains → it scales the job back in. The burst is what makes the test independent of the
+ * machine's speed; its size (≈ 40 M events) is too large for the in-memory reference, so the view
+ * is checked for q2's rule only (every reschedule's exactness is checked by the chaos tests).
  */
 class AutoscalerEndToEndTest {
-  /** Enough that reading them unpaced outlasts the autoscaler's first fresh window (about 1.3 s). */
-  static final long EVENTS = 3_000_000;
 
   @Test
   void aLoadStepScalesTheJobOutAndItsEndScalesItBackIn(@TempDir Path dir) {
@@ -39,9 +36,9 @@ class AutoscalerEndToEndTest {
         .with(AutoscalerOptions.CATCH_UP, Duration.ofSeconds(2));
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
-      options.put("events", String.valueOf(EVENTS));
+      options.put("events", "-1");
       options.put("rate", "2000");
-      options.put("rate-steps", "1500ms:1000000000");
+      options.put("rate-steps", "1500ms:20000000,3500ms:2000");
       JobDefinition job = cluster.submit(NexmarkQueries.plan("q2", options));
       cluster.meta().reschedule(RescheduleRequest.autoscale("q2", new AutoscaleSpec(1, 4, 0)));
       Autoscaler autoscaler = cluster.meta().autoscaler();
@@ -53,15 +50,15 @@ class AutoscalerEndToEndTest {
       }).until(() -> applied(autoscaler, true));
       Autoscaler.Decision up = autoscaler.decisions("q2").stream().filter(d -> d.to() > d.from()).findFirst().orElseThrow();
       assertThat(up.reason()).startsWith("scale-up 1 → ").contains("rows/s");
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> cluster.sourcesDone(job));
-      await().atMost(Duration.ofMinutes(1)).until(() -> applied(autoscaler, false));
+      await().atMost(Duration.ofMinutes(3)).until(() -> applied(autoscaler, false));
       Autoscaler.Decision down = autoscaler.decisions("q2").stream().filter(d -> d.to() < d.from()).findFirst().orElseThrow();
       assertThat(down.atMs()).isGreaterThan(up.atMs());
       assertThat(down.reason()).startsWith("scale-down");
 
-      NexmarkConfig cfg = NexmarkConfig.defaults().withSeed(NexmarkEndToEndTest.SEED).withEventsPerSecond(NexmarkEndToEndTest.EVENT_TIME_RATE);
-      List<List<Object>> expected = NexmarkReference.query("q2", cfg, EVENTS);
-      assertThat(NexmarkEndToEndTest.sorted(cluster.scan("q2"))).containsExactlyElementsOf(expected);
+      java.util.List<Object[]> rows = cluster.scan("q2");
+      assertThat(rows).isNotEmpty().allSatisfy(r -> assertThat((Long) r[0] % 123).isZero());
+      assertThat(cluster.sourceProgress(job).stream().mapToLong(CommittedViews.SourceProgress::emitted).sum())
+          .as("the burst was read").isGreaterThan(1_000_000);
     }
   }
 
