@@ -73,11 +73,16 @@ final class PostgresPublisher implements Publisher {
   public long recover() {
     try {
       conn = DriverManager.getConnection(options.url(), options.user(), options.password());
-      conn.setAutoCommit(true);
-      try (Statement s = conn.createStatement()) {
+      conn.setAutoCommit(false);
+      // Sink actors start together: two concurrent CREATE TABLE IF NOT EXISTS of one table can both
+      // try to insert its row type (a unique violation in pg_type), so creators take a lock on the name.
+      try (PreparedStatement lock = conn.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))");
+          Statement s = conn.createStatement()) {
+        lock.setString(1, options.progressTable());
+        lock.execute();
         s.execute("CREATE TABLE IF NOT EXISTS " + options.progressTable() + " (sink text PRIMARY KEY, epoch bigint NOT NULL)");
       }
-      conn.setAutoCommit(false);
+      conn.commit();
       long e = lockedEpoch();
       conn.commit();
       return e;
