@@ -16,6 +16,7 @@ import dev.tide.meta.group.TableGrpcService;
 import dev.tide.meta.optimize.OptimizerGrpcService;
 import dev.tide.meta.store.JdbcMetaStore;
 import dev.tide.meta.store.MetaStore;
+import dev.tide.optimizer.provider.LaunchRole;
 import dev.tide.optimizer.provider.LocalProcessProvider;
 import dev.tide.optimizer.worker.OptimizerInstance;
 import dev.tide.optimizer.worker.OptimizerSettings;
@@ -176,7 +177,8 @@ public final class MetaServer implements AutoCloseable {
     LocalProcessProvider.Settings base = LocalProcessProvider.Settings.of(selfAddress,
         ProcessOptions.dataDir(config).resolve("optimizer-logs").toAbsolutePath());
     return new LocalProcessProvider.Settings(selfAddress, base.classpath(), base.mainClass(), base.logDir(),
-        token.map(t -> t.header().substring("Bearer ".length())), base.stopTimeout(), List.of("--objects", objects.toString()));
+        token.map(t -> t.header().substring("Bearer ".length())), base.stopTimeout(), List.of("--objects", objects.toString()),
+        LaunchRole.OPTIMIZER);
   }
 
   /** Services added after the server started: looked up when no service given to the builder has the method. */

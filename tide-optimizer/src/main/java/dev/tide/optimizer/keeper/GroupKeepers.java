@@ -531,7 +531,7 @@ public final class GroupKeepers implements AutoCloseable {
       try {
         List<InstanceView> instances = load.instances(name()).stream()
             .map(i -> i.lastTaskMs() == Long.MIN_VALUE ? i : i.withLastTaskAt(t.toKeeper(i.lastTaskMs()))).toList();
-        snap = GroupSnapshot.fromTables(name(), load.tables(name()), instances, outcomes, held);
+        snap = GroupSnapshot.of(name(), load.load(name()), instances, outcomes, held);
       } catch (RuntimeException e) {
         LOG.warn("optimizer group {}: snapshot failed, retrying at the sustained interval: {}", name(), e.toString());
         wake(t.keeperMs() + config().sustainedBacklogTimeout().toMillis());
@@ -710,7 +710,7 @@ public final class GroupKeepers implements AutoCloseable {
     private GroupMetrics metrics(long now) {
       GroupMetrics metrics;
       try {
-        GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), Map.of(), Optional.empty());
+        GroupSnapshot snap = GroupSnapshot.of(name(), load.load(name()), load.instances(name()), Map.of(), Optional.empty());
         metrics = GroupMetrics.of(snap, withoutFailedRequests(), loaded.invalid(), now);
       } catch (RuntimeException e) {
         metrics = GroupMetrics.of(new GroupSnapshot(name(), 0, 0, 0, TableCounts.NONE, List.of(), Map.of(), Optional.empty()),
