@@ -3,7 +3,11 @@ package dev.tide.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tide.cli.ctl.AdminServer;
+import dev.tide.cli.ctl.CtlCommandTest;
+import dev.tide.cli.ctl.CtlCommandTest.Run;
 import dev.tide.common.config.Config;
+import dev.tide.meta.pool.PoolGrpcService;
 import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.core.MetaCore;
 import dev.tide.meta.pool.ComputePool;
@@ -46,6 +50,13 @@ class ComputePoolEndToEndTest {
 
       await().atMost(Duration.ofMinutes(1)).until(() -> launchedHosting(cluster) > 0);
       assertThat(pool.view().recentActions()).extracting(KeeperAction::reason).anySatisfy(r -> assertThat(r).startsWith("scale-up 1"));
+      try (AdminServer admin = AdminServer.start(0, cluster.meta(), slots -> 0,
+          new PoolGrpcService(cluster::computePool, cluster.meta()::workerHealth))) {
+        Run show = CtlCommandTest.tide("ctl", "pool", "show", "--meta", admin.address());
+        assertThat(show.exitCode()).as(show.err()).isZero();
+        assertThat(show.out()).startsWith("compute pool on provider in-process: jobs want 4 slots, active nodes offer 4")
+            .containsPattern("\\n +2 +active +2 +2 +compute-\\d+-0\\n").contains("scale-up 1 instance");
+      }
 
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(1), false));
       await().atMost(Duration.ofMinutes(2)).until(() -> pool.view().resources().isEmpty() && launched(cluster).isEmpty());

@@ -99,7 +99,9 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
   private void checkForChanges() {
     try {
       ComputeDemand d = demand();
-      String signature = d.wantedSlots() + " " + d.instances();
+      // States too: a drained node turning LEFT keeps the same instance view, yet it is now removable.
+      String signature = d.wantedSlots() + " " + d.instances() + " " + meta.workerHealth().stream()
+          .map(w -> w.worker().id() + ":" + w.state()).toList();
       if (!signature.equals(lastSignature)) {
         lastSignature = signature;
         listeners.forEach(Runnable::run);
