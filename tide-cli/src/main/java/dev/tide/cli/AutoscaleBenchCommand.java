@@ -57,11 +57,11 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
   @Option(names = "--query", defaultValue = "q5", description = "The Nexmark query (default: ${DEFAULT-VALUE}).")
   String query;
 
-  @Option(names = "--trace", defaultValue = "20000,40s:400000,160s:20000", paramLabel = "RATE[,OFFSET:RATE...]",
+  @Option(names = "--trace", defaultValue = "20000,30s:3000000,110s:20000", paramLabel = "RATE[,OFFSET:RATE...]",
       description = "Events/s at the start, then changes at offsets from the job's start (default: ${DEFAULT-VALUE}).")
   String trace;
 
-  @Option(names = "--duration", defaultValue = "300s", converter = OptionChecks.DurationConverter.class,
+  @Option(names = "--duration", defaultValue = "240s", converter = OptionChecks.DurationConverter.class,
       description = "How long the trace runs (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
@@ -77,7 +77,7 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
   @Option(names = "--pool-max-slots", defaultValue = "8", description = "The compute pool's cap in slots (default: ${DEFAULT-VALUE}).")
   int poolMaxSlots;
 
-  @Option(names = "--scale-down-delay", defaultValue = "40s", converter = OptionChecks.DurationConverter.class,
+  @Option(names = "--scale-down-delay", defaultValue = "20s", converter = OptionChecks.DurationConverter.class,
       description = "autoscaler.scale-down-delay for the run (default: ${DEFAULT-VALUE}).")
   Duration scaleDownDelay;
 
@@ -128,16 +128,18 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
           "fragment " + d.ensembleRoot() + ": " + d.reason() + " (" + d.outcome() + ")")));
       ComputePool pool = cluster.computePool().orElseThrow();
       long poolPrinted = 0;
-      long lastEmitted = emitted(cluster, job);
-      long lastNanos = System.nanoTime();
+      // Events read per second, over the last 3 s of committed progress (barriers commit every 500 ms, unevenly).
+      java.util.ArrayDeque<long[]> reads = new java.util.ArrayDeque<>();
+      reads.add(new long[] {System.nanoTime(), emitted(cluster, job)});
       out.println("      s   scheduled/s      read/s      backlog  nodes  actors per fragment");
       for (int tick = 1; tick <= duration.toSeconds(); tick++) {
-        Thread.sleep(Math.max(0, startNanos + tick * 1_000_000_000L - System.nanoTime()));
+        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(Math.max(0, startNanos + tick * 1_000_000_000L - System.nanoTime()));
         long now = System.nanoTime();
-        long emitted = emitted(cluster, job);
-        long perSecond = Math.round((emitted - lastEmitted) / ((now - lastNanos) / 1e9));
-        lastEmitted = emitted;
-        lastNanos = now;
+        reads.addLast(new long[] {now, emitted(cluster, job)});
+        while (reads.size() > 4) {
+          reads.removeFirst();
+        }
+        long perSecond = Math.round((reads.peekLast()[1] - reads.peekFirst()[1]) / ((now - reads.peekFirst()[0]) / 1e9));
         ClusterSnapshot.JobView view = cluster.meta().snapshot().jobs().get(query);
         SortedMap<Integer, Integer> actors = new TreeMap<>();
         view.layout().fragments().forEach((f, a) -> actors.put(f, a.size()));
@@ -190,7 +192,7 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
       }
     } catch (RuntimeException e) {
       throw new ParameterException(spec.commandLine(), "--trace '" + trace + "': expected RATE[,OFFSET:RATE...] with rising offsets and"
-          + " positive rates, such as 20000,40s:400000,160s:20000 (" + e.getMessage() + ")");
+          + " positive rates, such as 20000,30s:3000000,110s:20000 (" + e.getMessage() + ")");
     }
     if (steps.stream().anyMatch(s -> s[1] <= 0)) {
       throw new ParameterException(spec.commandLine(), "--trace '" + trace + "': rates must be positive");

@@ -339,10 +339,11 @@ public final class LocalCluster implements AutoCloseable {
 
   @Override
   public void close() {
-    pool.ifPresent(ComputePoolRuntime::close);
+    pool.ifPresent(p -> p.pool().close()); // no more pool decisions; its nodes stop with the others, after meta
     optimizers.forEach(OptimizerInstance::close);
     optimizerGroups.close();
     meta.close();
+    pool.ifPresent(ComputePoolRuntime::close);
     metaStore.close();
     nodes.forEach(Node::stop);
     metaChannel.shutdownNow();

@@ -81,6 +81,7 @@ public final class AutoscaleTimeline {
     chart.getStyler().setYAxisDecimalPattern("#,###");
     chart.getStyler().setMarkerSize(0);
     chart.setYAxisGroupTitle(1, "actors, nodes");
+    chart.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
     double[] x = points.stream().mapToDouble(Point::seconds).toArray();
     if (x.length == 0) {
       return;
