@@ -91,6 +91,22 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
     return keepers.show(ComputePoolOptions.POOL).orElseThrow();
   }
 
+  /**
+   * Publishes the pool in {@code registry}: {@code tide.compute.pool.wanted.slots} (what the jobs want),
+   * {@code tide.compute.pool.effective.slots} (active nodes' slots plus booting requests),
+   * {@code tide.compute.pool.launched.nodes} (nodes the pool launched that are registered) and
+   * {@code tide.compute.pool.draining.nodes}.
+   */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.wanted.slots", this, p -> p.demand().wantedSlots()).register(registry);
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.effective.slots", this, p -> p.view().metrics().effectiveThreads())
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.launched.nodes", this,
+        p -> p.demand().instances().stream().filter(InstanceView::providerLaunched).count()).register(registry);
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.draining.nodes", this, p -> p.view().metrics().drainingInstances())
+        .register(registry);
+  }
+
   /** The pool's demand and nodes now. */
   public ComputeDemand demand() {
     return ComputeDemand.of(meta.workerHealth(), meta.snapshot().jobs().values(), Set.copyOf(keeperDrains));
