@@ -109,7 +109,11 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
 
   /** The pool's demand and nodes now. */
   public ComputeDemand demand() {
-    return ComputeDemand.of(meta.workerHealth(), meta.snapshot().jobs().values(), Set.copyOf(keeperDrains));
+    List<dev.tide.meta.core.MetaCore.WorkerHealth> workers = meta.workerHealth();
+    Set<String> known = new java.util.HashSet<>();
+    workers.forEach(w -> known.add(ComputeDemand.instanceId(w.worker().id())));
+    keeperDrains.retainAll(known); // drained nodes meta forgot
+    return ComputeDemand.of(workers, meta.snapshot().jobs().values(), Set.copyOf(keeperDrains));
   }
 
   private void checkForChanges() {
