@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The load signals workers report with each barrier's collection, kept per fragment and epoch for
@@ -20,6 +21,10 @@ public final class LoadTracker {
   private final long retentionMs;
   /** job → fragment → samples in epoch order. */
   private final Map<Integer, Map<Integer, ArrayDeque<LoadSample>>> samples = new HashMap<>();
+  /** job → fragment → epoch → malformed records its source actors skipped in total, summed over those that know. */
+  private final Map<Integer, Map<Integer, TreeMap<Long, Long>>> skipped = new HashMap<>();
+  /** Epochs of skip counts kept per fragment (only the newest committed one is read). */
+  private static final int SKIPPED_EPOCHS = 64;
 
   public LoadTracker(long retentionMs) {
     this.retentionMs = retentionMs;
@@ -36,7 +41,25 @@ public final class LoadTracker {
       while (!q.isEmpty() && q.peekFirst().atMs() < nowMs - retentionMs) {
         q.pollFirst();
       }
+      if (l.getSkipped() >= 0) {
+        TreeMap<Long, Long> s = skipped.computeIfAbsent(l.getJobId(), j -> new HashMap<>())
+            .computeIfAbsent(l.getFragmentId(), f -> new TreeMap<>());
+        s.merge(epoch, l.getSkipped(), Long::sum);
+        while (s.size() > SKIPPED_EPOCHS) {
+          s.pollFirstEntry();
+        }
+      }
     }
+  }
+
+  /**
+   * Malformed records a source fragment skipped in total, as of its newest epoch up to
+   * {@code maxEpoch} (a committed one: every actor reported), or -1 if its source does not say.
+   */
+  public synchronized long skipped(int jobId, int fragmentId, long maxEpoch) {
+    TreeMap<Long, Long> s = skipped.getOrDefault(jobId, Map.of()).get(fragmentId);
+    Map.Entry<Long, Long> e = s == null ? null : s.floorEntry(maxEpoch);
+    return e == null ? -1 : e.getValue();
   }
 
   /** Merges {@code one} (one actor's) into the sample of its epoch, keeping epoch order. */
@@ -73,5 +96,6 @@ public final class LoadTracker {
         it.remove();
       }
     }
+    skipped.keySet().retainAll(jobIds);
   }
 }
