@@ -1,5 +1,7 @@
 package dev.tide.cluster;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,7 +39,13 @@ public final class EmbeddedKafka implements AutoCloseable {
         .setConfigProp("transaction.state.log.min.isr", "1")
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
         .build();
-    kit.format();
+    PrintStream out = System.out;
+    System.setOut(new PrintStream(OutputStream.nullOutputStream())); // the kit's formatter prints its bootstrap records
+    try {
+      kit.format();
+    } finally {
+      System.setOut(out);
+    }
     kit.startup();
     kit.waitForReadyBrokers();
   }
