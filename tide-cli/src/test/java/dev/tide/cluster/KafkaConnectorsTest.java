@@ -271,6 +271,22 @@ class KafkaConnectorsTest {
           assertThat(positions.add(row[3] + "/" + row[4])).isTrue();
         }
 
+        // bare Avro read back by a source given the derived schema inline (its columns default to the fields)
+        Map<String, String> inline = new HashMap<>();
+        inline.put("bootstrap.servers", kafka.bootstrap());
+        inline.put("topic", "araw");
+        inline.put("format", "avro");
+        inline.put("avro.schema", AvroFormat.recordFor("araw", raw, new int[] {0, 1, 2, 3, 4}).toString().replace("_partition", "src_partition")
+            .replace("_offset", "src_offset"));
+        PlanBuilder back = new PlanBuilder("avro_back");
+        back.source("kafka", "araw", inline).groupBy("auction").agg(Agg.count("bids"), Agg.max("price", "top")).materialize("avro_back");
+        cluster.submit(back.build());
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> {
+          Map<Long, List<Long>> m = new TreeMap<>();
+          cluster.scan("avro_back").forEach(r -> m.put((Long) r[0], List.of((Long) r[1], (Long) r[2])));
+          assertThat(m).isEqualTo(expected);
+        });
+
         // the two malformed records: skipped, counted in the source's state and exported
         MetaMetrics metrics = new MetaMetrics(cluster::meta, cluster.views());
         await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(metrics.scrape())
