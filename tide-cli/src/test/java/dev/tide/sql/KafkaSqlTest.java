@@ -84,7 +84,7 @@ class KafkaSqlTest {
 
         s.execute("CREATE SOURCE bids (auction bigint, bidder bigint, price bigint, date_time timestamp,"
             + " WATERMARK FOR date_time AS date_time - INTERVAL '1' SECOND)"
-            + " WITH (connector = 'kafka', topic = 'sbids', " + broker + ", format = 'json', splits = '2', start-position = 'earliest')");
+            + " WITH (connector = 'kafka', topic = 'sbids', " + broker + ", format = 'json', splits = '2', scan.startup.mode = 'earliest')");
         s.execute("CREATE MATERIALIZED VIEW counts AS SELECT auction, COUNT(*) AS bids, MAX(price) AS top FROM bids GROUP BY auction");
 
         assertThatThrownBy(() -> s.execute("CREATE SINK k FROM counts WITH (connector = 'kafka', " + broker

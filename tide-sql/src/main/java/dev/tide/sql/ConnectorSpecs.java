@@ -19,6 +19,9 @@ import java.util.TreeMap;
  *   <li>{@code properties.bootstrap.server} and {@code properties.bootstrap.servers} (RisingWave's
  *       spellings) are the connector's {@code bootstrap.servers}; other {@code properties.*} keys pass
  *       to the Kafka client as they are.
+ *   <li>{@code scan.startup.mode} ({@code earliest}, {@code latest}) and
+ *       {@code scan.startup.timestamp.millis} (RisingWave's) are {@code start-position} and
+ *       {@code start-timestamp} (with {@code start-position = timestamp}).
  *   <li>A source's declared columns become its {@code columns} option ({@code name type, ...});
  *       {@code WATERMARK FOR c AS c - INTERVAL ...} becomes {@code event-time-column} and
  *       {@code watermark-delay}.
@@ -38,6 +41,15 @@ final class ConnectorSpecs {
   static Map<String, String> sourceOptions(String name, String connector, Map<String, String> with, List<Declared> columns,
       String watermarkColumn, long watermarkDelayMs) {
     Map<String, String> options = common(with);
+    String mode = options.remove("scan.startup.mode");
+    if (mode != null) {
+      options.put("start-position", mode);
+    }
+    String millis = options.remove("scan.startup.timestamp.millis");
+    if (millis != null) {
+      options.put("start-timestamp", millis);
+      options.putIfAbsent("start-position", "timestamp");
+    }
     if (!columns.isEmpty()) {
       if (options.containsKey("columns")) {
         throw new SqlException(SqlException.SYNTAX, "create source '" + name + "' refused: columns are declared twice, in the column list"

@@ -15,7 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
  * A client of the documented REST API of a Confluent-compatible schema registry, for Avro schemas:
  * {@code GET /schemas/ids/{id}} (a writer schema by id) and {@code POST /subjects/{subject}/versions}
  * (register a schema, or find the id it already has). Schemas by id are immutable, so they are
- * cached for the life of the client.
+ * cached for the life of the client, and so is an id the registry does not know.
  *
  * <p>Failures: an id the registry does not know ({@link UnknownSchemaException}) is a property of
  * the record; a registry that cannot be reached or answers 5xx is an {@link IllegalStateException}
@@ -27,6 +27,8 @@ public final class SchemaRegistry {
   private final Duration timeout;
   private final HttpClient http;
   private final Map<Integer, org.apache.avro.Schema> byId = new HashMap<>();
+  /** Ids the registry answered 404 for (a producer registers before it writes, so that does not change): not asked again. */
+  private final Map<Integer, String> unknown = new HashMap<>();
 
   /** {@code url} without a trailing slash is the registry's base, e.g. {@code http://localhost:8081}. */
   public SchemaRegistry(String url, Duration timeout) {
@@ -48,9 +50,13 @@ public final class SchemaRegistry {
     if (s != null) {
       return s;
     }
+    if (unknown.containsKey(id)) {
+      throw new UnknownSchemaException(unknown.get(id));
+    }
     HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(url + "/schemas/ids/" + id)).GET(), "fetching schema id " + id);
     if (r.statusCode() == 404) {
-      throw new UnknownSchemaException("schema id " + id + " is not in the registry at " + url);
+      unknown.put(id, "schema id " + id + " is not in the registry at " + url);
+      throw new UnknownSchemaException(unknown.get(id));
     }
     JsonNode body = ok(r, "fetching schema id " + id);
     JsonNode type = body.get("schemaType");

@@ -78,14 +78,26 @@ public class AvroFormatTest {
         assertThat(out).containsExactly(5L, 2.0, 1_000L);
       }
       assertThat(server.fetches()).isEqualTo(1);
-      assertThatThrownBy(() -> consumerSide.schema(99)).isInstanceOf(SchemaRegistry.UnknownSchemaException.class)
-          .hasMessageContaining("schema id 99 is not in the registry");
+      for (int i = 0; i < 2; i++) {
+        assertThatThrownBy(() -> consumerSide.schema(99)).isInstanceOf(SchemaRegistry.UnknownSchemaException.class)
+            .hasMessageContaining("schema id 99 is not in the registry");
+      }
+      assertThat(server.fetches()).isEqualTo(2); // id 1 once, id 99 once
       assertThatThrownBy(() -> AvroFormat.schemaId("{\"a\":1}".getBytes())).hasMessageContaining("not in the Confluent wire format")
           .hasMessageContaining("first byte 123");
       server.close();
       assertThatThrownBy(() -> new SchemaRegistry(server.url(), Duration.ofSeconds(2)).schema(id))
           .isInstanceOf(IllegalStateException.class).hasMessageContaining("schema registry " + server.url()).hasMessageContaining("retries");
     }
+  }
+
+  @Test
+  void aLengthBeyondTheValueIsMalformedNotAnAllocation() {
+    org.apache.avro.Schema s = AvroFormat.parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"string\"}]}");
+    // zig-zag varint of 1,000,000,000 as the string's length, then 3 bytes
+    byte[] v = {(byte) 0x80, (byte) 0xa8, (byte) 0xd6, (byte) 0xb9, 0x07, 'a', 'b', 'c'};
+    assertThatThrownBy(() -> new AvroFormat.Reader(s, AvroFormat.columns(s)).decode(v, 0, new Object[1]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not an Avro record");
   }
 
   @Test
