@@ -137,6 +137,7 @@ public final class KafkaSourceOp implements SourceOperator {
     splits = List.copyOf(newSplits);
     offsets = null;
     skippedBySplit = null;
+    skipped = splits.isEmpty() ? 0 : -1; // the gained splits' counts are read with their offsets
     pending = null;
     maxEventTime.clear();
     if (consumer != null) {
@@ -428,8 +429,8 @@ public final class KafkaSourceOp implements SourceOperator {
 
   /**
    * Malformed records passed over with {@code on-error=skip} in the actor's splits, those earlier
-   * epochs committed included (the count moves with the splits); -1 until the actor has read its
-   * state. Thread-safety: any thread.
+   * epochs committed included (the count moves with the splits); -1 from a change of splits until
+   * the actor has read their state, 0 with no splits. Thread-safety: any thread.
    */
   @Override
   public long skipped() {

@@ -21,8 +21,11 @@ public final class LoadTracker {
   private final long retentionMs;
   /** job → fragment → samples in epoch order. */
   private final Map<Integer, Map<Integer, ArrayDeque<LoadSample>>> samples = new HashMap<>();
-  /** job → fragment → epoch → malformed records its source actors skipped in total, summed over those that know. */
-  private final Map<Integer, Map<Integer, TreeMap<Long, Long>>> skipped = new HashMap<>();
+  /**
+   * job → fragment → epoch → {malformed records its source actors skipped in total, summed; actors
+   * that did not know}. An epoch's total holds only when every actor knew.
+   */
+  private final Map<Integer, Map<Integer, TreeMap<Long, long[]>>> skipped = new HashMap<>();
   /** Epochs of skip counts kept per fragment (only the newest committed one is read). */
   private static final int SKIPPED_EPOCHS = 64;
 
@@ -41,25 +44,36 @@ public final class LoadTracker {
       while (!q.isEmpty() && q.peekFirst().atMs() < nowMs - retentionMs) {
         q.pollFirst();
       }
+      TreeMap<Long, long[]> s = skipped.computeIfAbsent(l.getJobId(), j -> new HashMap<>())
+          .computeIfAbsent(l.getFragmentId(), f -> new TreeMap<>());
+      long[] e = s.computeIfAbsent(epoch, x -> new long[2]);
       if (l.getSkipped() >= 0) {
-        TreeMap<Long, Long> s = skipped.computeIfAbsent(l.getJobId(), j -> new HashMap<>())
-            .computeIfAbsent(l.getFragmentId(), f -> new TreeMap<>());
-        s.merge(epoch, l.getSkipped(), Long::sum);
-        while (s.size() > SKIPPED_EPOCHS) {
-          s.pollFirstEntry();
-        }
+        e[0] += l.getSkipped();
+      } else {
+        e[1]++;
+      }
+      while (s.size() > SKIPPED_EPOCHS) {
+        s.pollFirstEntry();
       }
     }
   }
 
   /**
    * Malformed records a source fragment skipped in total, as of its newest epoch up to
-   * {@code maxEpoch} (a committed one: every actor reported), or -1 if its source does not say.
+   * {@code maxEpoch} (a committed one: every actor reported) in which every actor knew its count
+   * (right after a rescale an actor knows once it has read its new splits' state); -1 if there is none.
    */
   public synchronized long skipped(int jobId, int fragmentId, long maxEpoch) {
-    TreeMap<Long, Long> s = skipped.getOrDefault(jobId, Map.of()).get(fragmentId);
-    Map.Entry<Long, Long> e = s == null ? null : s.floorEntry(maxEpoch);
-    return e == null ? -1 : e.getValue();
+    TreeMap<Long, long[]> s = skipped.getOrDefault(jobId, Map.of()).get(fragmentId);
+    if (s == null) {
+      return -1;
+    }
+    for (long[] e : s.headMap(maxEpoch, true).descendingMap().values()) {
+      if (e[1] == 0) {
+        return e[0];
+      }
+    }
+    return -1;
   }
 
   /** Merges {@code one} (one actor's) into the sample of its epoch, keeping epoch order. */
