@@ -38,6 +38,10 @@ final class KafkaBenchCommand implements Callable<Integer> {
   @Option(names = "--auctions", defaultValue = "10000", description = "Distinct auctions, the query's groups (default: ${DEFAULT-VALUE}).")
   int auctions;
 
+  @Option(names = "--format", defaultValue = "json",
+      description = "Record format of bids and counts: json, or avro (bare Avro, the bid schema given to the source inline; default: ${DEFAULT-VALUE}).")
+  String format;
+
   @Option(names = "--nodes", defaultValue = "1", description = "Compute nodes (default: ${DEFAULT-VALUE}).")
   int nodes;
 
@@ -62,13 +66,17 @@ final class KafkaBenchCommand implements Callable<Integer> {
     OptionChecks.range(spec, "--slots", s, 1, 256);
     OptionChecks.rule(spec, "--barrier-interval", MetaOptions.BARRIER_INTERVAL, barrierInterval, Durations.format(barrierInterval));
     OptionChecks.range(spec, "--timeout", timeout, Duration.ofSeconds(1), Duration.ofHours(24));
-    KafkaBench.Settings settings = new KafkaBench.Settings(events, partitions, auctions, nodes, s, barrierInterval, timeout);
+    if (!format.equals("json") && !format.equals("avro")) {
+      throw OptionChecks.invalid(spec, "--format", format, "must be json or avro");
+    }
+    KafkaBench.Settings settings = new KafkaBench.Settings(events, partitions, auctions, nodes, s, barrierInterval, timeout,
+        format.equals("avro"));
 
     PrintWriter out = spec.commandLine().getOut();
     out.println("Tide Kafka benchmark");
     MachineInfo.lines().forEach(out::println);
-    out.printf(Locale.ROOT, "Setup    one KRaft broker in this JVM; topic bids: %,d JSON bids over %,d auctions in %d partitions%n",
-        events, auctions, partitions);
+    out.printf(Locale.ROOT, "Setup    one KRaft broker in this JVM; topic bids: %,d %s bids over %,d auctions in %d partitions%n",
+        events, format.equals("avro") ? "Avro" : "JSON", auctions, partitions);
     out.printf(Locale.ROOT, "         count and top price per auction -> upsert topic counts (exactly once) and a view;%n"
         + "         %d compute node(s) x %d slots, barrier interval %s, one run%n", nodes, s, Durations.format(barrierInterval));
     out.flush();

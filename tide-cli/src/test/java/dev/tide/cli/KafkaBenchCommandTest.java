@@ -16,9 +16,20 @@ class KafkaBenchCommandTest {
   }
 
   @Test
+  void avroRunChecksTheAvroOutputTopic() {
+    TideCliTest.Run r = TideCliTest.tide("bench", "kafka", "--format", "avro", "--events", "20000", "--auctions", "300",
+        "--partitions", "2", "--slots", "2", "--barrier-interval", "100ms");
+    assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("20,000 Avro bids", "20,000 bids counted", "each of the 300 auctions equals");
+  }
+
+  @Test
   void badOptionIsRefusedNamingIt() {
     TideCliTest.Run r = TideCliTest.tide("bench", "kafka", "--partitions", "0");
     assertThat(r.exitCode()).isNotZero();
     assertThat(r.err()).contains("--partitions").contains("0");
+    TideCliTest.Run f = TideCliTest.tide("bench", "kafka", "--format", "xml");
+    assertThat(f.exitCode()).isNotZero();
+    assertThat(f.err()).contains("--format").contains("'xml'").contains("json or avro");
   }
 }

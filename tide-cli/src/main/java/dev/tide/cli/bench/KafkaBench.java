@@ -21,6 +21,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import dev.tide.common.types.Schema;
+import dev.tide.connectors.format.AvroFormat;
+import dev.tide.connectors.format.RowFormat;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -29,7 +32,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * Kafka in, stateful query, Kafka out, measured: an embedded one-broker KRaft cluster in this JVM
  * ({@link EmbeddedKafka}), a topic filled with {@code events} JSON bids before the clock starts, and
  * a job on a fresh {@link LocalCluster} that counts bids and keeps the top price per auction into an
- * upsert topic, exactly once (Kafka transactions), and into a view. The clock starts at submission;
+ * upsert topic, exactly once (Kafka transactions), and into a view. Bids and counts are JSON, or
+ * bare Avro ({@link Settings#avro}). The clock starts at submission;
  * progress is the sum of the committed view's counts, sampled every {@link #POLL_MS} ms. The run ends
  * when every bid is counted; the output topic is then read (read_committed, not timed) and checked
  * against the counts of the produced bids.
@@ -45,9 +49,17 @@ public final class KafkaBench {
    * @param slotsPerNode slots per node
    * @param barrierInterval checkpoint interval (the sink publishes once per committed epoch)
    * @param timeout a run still unfinished after this is reported as timed out
+   * @param avro bids and counts as bare Avro (the source given the bid schema inline, the sink its derived schema), else JSON
    */
   public record Settings(long events, int partitions, int auctions, int nodes, int slotsPerNode, Duration barrierInterval,
-      Duration timeout) {}
+      Duration timeout, boolean avro) {}
+
+  /** The bids' Avro schema with {@link Settings#avro}. */
+  static final String BID_SCHEMA = "{\"type\":\"record\",\"name\":\"Bid\",\"fields\":[{\"name\":\"auction\",\"type\":\"long\"},"
+      + "{\"name\":\"bidder\",\"type\":\"long\"},{\"name\":\"price\",\"type\":\"long\"},"
+      + "{\"name\":\"date_time\",\"type\":{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}}]}";
+  private static final Schema BID_COLUMNS = RowFormat.parseColumns("auction bigint, bidder bigint, price bigint, date_time timestamp");
+  private static final Schema COUNT_COLUMNS = RowFormat.parseColumns("auction bigint, bids bigint, top bigint");
 
   /**
    * @param fillNanos time to produce the input
@@ -69,11 +81,6 @@ public final class KafkaBench {
     this.settings = settings;
   }
 
-  /** The JSON of bid {@code i}: auction, bidder, price, date_time (epoch ms); deterministic. */
-  static String bid(long i, int auctions, SplittableRandom random) {
-    return "{\"auction\":" + random.nextInt(auctions) + ",\"bidder\":" + random.nextInt(1_000_000) + ",\"price\":"
-        + (1 + random.nextInt(10_000)) + ",\"date_time\":" + (1_700_000_000_000L + i) + "}";
-  }
 
   /** Runs the benchmark; {@code progress} gets a line per phase. */
   public Result run(Consumer<String> progress) throws Exception {
@@ -93,11 +100,17 @@ public final class KafkaBench {
       Map<String, String> src = new HashMap<>();
       src.put("bootstrap.servers", kafka.bootstrap());
       src.put("topic", "bids");
-      src.put("columns", "auction bigint, bidder bigint, price bigint, date_time timestamp");
       src.put("splits", String.valueOf(settings.partitions()));
+      if (settings.avro()) {
+        src.put("format", "avro");
+        src.put("avro.schema", BID_SCHEMA);
+      } else {
+        src.put("columns", "auction bigint, bidder bigint, price bigint, date_time timestamp");
+      }
       PlanBuilder.Stream counts = b.source("kafka", "bids", src).groupBy("auction").agg(Agg.count("bids"), Agg.max("price", "top"));
       counts.materialize("kafka_bench");
-      counts.sink("kafka", Map.of("bootstrap.servers", kafka.bootstrap(), "topic", "counts", "mode", "upsert"));
+      counts.sink("kafka", Map.of("bootstrap.servers", kafka.bootstrap(), "topic", "counts", "mode", "upsert",
+          "format", settings.avro() ? "avro" : "json"));
 
       Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, settings.barrierInterval());
       ShutdownLogs.restore();
@@ -134,7 +147,7 @@ public final class KafkaBench {
           // the sink publishes an epoch at the barrier after it commits: wait for the last one
           long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
           do {
-            note = checkOutput(kafka.readCommittedBytes("counts"), count, top);
+            note = checkOutput(kafka.readCommittedBytes("counts"), count, top, settings.avro());
             ok = note.isEmpty();
           } while (!ok && System.nanoTime() < until && sleep(settings.barrierInterval().toMillis() * 2));
           if (ok) {
@@ -163,14 +176,19 @@ public final class KafkaBench {
 
   private void fill(EmbeddedKafka kafka, long[] count, long[] top) {
     SplittableRandom random = new SplittableRandom(42);
+    AvroFormat.Writer avro = settings.avro() ? new AvroFormat.Writer(AvroFormat.parse(BID_SCHEMA), BID_COLUMNS, new int[] {0, 1, 2, 3}, -1) : null;
     List<ProducerRecord<byte[], byte[]>> batch = new ArrayList<>();
     for (long i = 0; i < settings.events(); i++) {
-      String json = bid(i, settings.auctions(), random);
-      int a = Integer.parseInt(json.substring(11, json.indexOf(',')));
-      long price = Long.parseLong(json.replaceAll(".*\"price\":(\\d+).*", "$1"));
+      int a = random.nextInt(settings.auctions());
+      long bidder = random.nextInt(1_000_000);
+      long price = 1 + random.nextInt(10_000);
+      long time = 1_700_000_000_000L + i;
       count[a]++;
       top[a] = Math.max(top[a], price);
-      batch.add(new ProducerRecord<>("bids", (int) (i % settings.partitions()), null, json.getBytes(StandardCharsets.UTF_8)));
+      byte[] value = avro != null ? avro.encode(new Object[] {(long) a, bidder, price, time})
+          : ("{\"auction\":" + a + ",\"bidder\":" + bidder + ",\"price\":" + price + ",\"date_time\":" + time + "}")
+              .getBytes(StandardCharsets.UTF_8);
+      batch.add(new ProducerRecord<>("bids", (int) (i % settings.partitions()), null, value));
       if (batch.size() == 200_000 || i == settings.events() - 1) {
         kafka.produceBytes(batch);
         batch.clear();
@@ -179,21 +197,29 @@ public final class KafkaBench {
   }
 
   /** Empty if the last record per auction equals the reference, else what differs. */
-  static String checkOutput(List<ConsumerRecord<byte[], byte[]>> records, long[] count, long[] top) {
-    Map<String, String> last = new HashMap<>();
+  static String checkOutput(List<ConsumerRecord<byte[], byte[]>> records, long[] count, long[] top, boolean avro) {
+    Map<String, long[]> last = new HashMap<>();
+    AvroFormat.Reader reader = avro
+        ? new AvroFormat.Reader(AvroFormat.recordFor(AvroFormat.avroName("counts"), COUNT_COLUMNS, new int[] {0, 1, 2}), COUNT_COLUMNS) : null;
     for (ConsumerRecord<byte[], byte[]> r : records) {
-      String k = new String(r.key(), StandardCharsets.UTF_8);
+      String k = java.util.Arrays.toString(r.key());
       if (r.value() == null) {
         last.remove(k);
+      } else if (reader != null) {
+        Object[] row = new Object[3];
+        reader.decode(r.value(), 0, row);
+        last.put(k, new long[] {(Long) row[0], (Long) row[1], (Long) row[2]});
       } else {
-        last.put(k, new String(r.value(), StandardCharsets.UTF_8));
+        String v = new String(r.value(), StandardCharsets.UTF_8);
+        last.put(k, new long[] {Long.parseLong(v.replaceAll(".*\"auction\":(\\d+).*", "$1")),
+            Long.parseLong(v.replaceAll(".*\"bids\":(\\d+).*", "$1")), Long.parseLong(v.replaceAll(".*\"top\":(\\d+).*", "$1"))});
       }
     }
     int seen = 0;
-    for (String v : last.values()) {
-      int a = Integer.parseInt(v.replaceAll(".*\"auction\":(\\d+).*", "$1"));
-      long n = Long.parseLong(v.replaceAll(".*\"bids\":(\\d+).*", "$1"));
-      long t = Long.parseLong(v.replaceAll(".*\"top\":(\\d+).*", "$1"));
+    for (long[] v : last.values()) {
+      int a = (int) v[0];
+      long n = v[1];
+      long t = v[2];
       if (a >= count.length || n != count[a] || t != top[a]) {
         return "auction " + a + ": topic has count " + n + " top " + t + ", expected " + (a < count.length ? count[a] + " top " + top[a] : "none");
       }
