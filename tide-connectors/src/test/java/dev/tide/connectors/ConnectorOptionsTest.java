@@ -103,6 +103,14 @@ class ConnectorOptionsTest {
         "avro.schema", "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"long\"}]}"))
         .check(RowFormat.parseColumns("a bigint, b varchar"))).hasMessageContaining("has no field 'b'");
 
+    Map<String, String> authAlone = new HashMap<>(inline);
+    authAlone.put("avro.schema-registry.basic-auth", "tide:secret");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(authAlone)).hasMessageContaining("'avro.schema-registry.basic-auth' needs option 'avro.schema-registry.url'");
+    Map<String, String> badAuth = new HashMap<>(registryNoColumns);
+    badAuth.put("columns", "auction bigint");
+    badAuth.put("avro.schema-registry.basic-auth", "nocolon");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(badAuth)).hasMessageContaining("'nocolon'").hasMessageContaining("user:password");
+
     Map<String, String> ts = source();
     ts.put("start-position", "timestamp");
     assertThatThrownBy(() -> KafkaSourceOptions.parse(ts)).hasMessageContaining("needs option 'start-timestamp'");

@@ -25,6 +25,8 @@ public final class SchemaRegistry {
   private static final JsonMapper JSON = JsonMapper.builder().build();
   private final String url;
   private final Duration timeout;
+  /** The Authorization header's value, or null. */
+  private final String authorization;
   private final HttpClient http;
   private final Map<Integer, org.apache.avro.Schema> byId = new HashMap<>();
   /** Ids the registry answered 404 for (a producer registers before it writes, so that does not change): not asked again. */
@@ -32,8 +34,15 @@ public final class SchemaRegistry {
 
   /** {@code url} without a trailing slash is the registry's base, e.g. {@code http://localhost:8081}. */
   public SchemaRegistry(String url, Duration timeout) {
+    this(url, "", timeout);
+  }
+
+  /** With {@code basicAuth} {@code user:password} (empty: none) sent as HTTP basic authentication. */
+  public SchemaRegistry(String url, String basicAuth, Duration timeout) {
     this.url = url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
     this.timeout = timeout;
+    this.authorization = basicAuth.isEmpty() ? null
+        : "Basic " + java.util.Base64.getEncoder().encodeToString(basicAuth.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
   }
 
@@ -84,9 +93,12 @@ public final class SchemaRegistry {
   }
 
   private HttpResponse<String> send(HttpRequest.Builder request, String what) {
+    request.timeout(timeout).header("Accept", "application/vnd.schemaregistry.v1+json, application/json");
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
     try {
-      return http.send(request.timeout(timeout).header("Accept", "application/vnd.schemaregistry.v1+json, application/json").build(),
-          HttpResponse.BodyHandlers.ofString());
+      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new IllegalStateException("schema registry " + url + ": " + what + " failed: " + e + "; the job recovers and retries", e);
     } catch (InterruptedException e) {
@@ -96,6 +108,10 @@ public final class SchemaRegistry {
   }
 
   private JsonNode ok(HttpResponse<String> r, String what) {
+    if (r.statusCode() == 401 || r.statusCode() == 403) {
+      throw new IllegalStateException("schema registry " + url + ": " + what + " was refused (" + r.statusCode()
+          + "): check option 'avro.schema-registry.basic-auth'; the job recovers and retries");
+    }
     if (r.statusCode() / 100 != 2) {
       throw new IllegalStateException("schema registry " + url + ": " + what + " answered " + r.statusCode() + " " + r.body()
           + "; the job recovers and retries");

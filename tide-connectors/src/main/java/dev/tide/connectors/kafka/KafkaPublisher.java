@@ -62,7 +62,7 @@ final class KafkaPublisher implements Publisher {
     int valueId = -1;
     int keyId = -1;
     if (!options.registryUrl().isEmpty()) {
-      SchemaRegistry registry = new SchemaRegistry(options.registryUrl(), options.requestTimeout());
+      SchemaRegistry registry = new SchemaRegistry(options.registryUrl(), options.registryAuth(), options.requestTimeout());
       valueId = registry.register(options.topic() + "-value", value);
       keyId = options.upsert() ? registry.register(options.topic() + "-key", keys) : -1;
     }

@@ -15,15 +15,16 @@ import java.util.Properties;
  * @param avro format avro
  * @param avroSchema with {@code avro.schema}: the value schema written, else null (derived from the columns)
  * @param registryUrl with a registry: its base URL (values in the Confluent wire format), else empty
+ * @param registryAuth {@code user:password} for the registry, or empty
  */
 public record KafkaSinkOptions(String bootstrap, String topic, boolean upsert, Duration requestTimeout, Properties client,
-    boolean avro, org.apache.avro.Schema avroSchema, String registryUrl) {
+    boolean avro, org.apache.avro.Schema avroSchema, String registryUrl, String registryAuth) {
   public static final ConfigOption<String> MODE = ConfigOption.stringOption("mode", "append-only",
       "append-only: each insert a record (a deletion fails the sink); upsert: keyed by the primary key, deletes as tombstones.")
       .withRule(v -> v.equals("append-only") || v.equals("upsert"), "append-only or upsert");
 
   public static final List<ConfigOption<?>> ALL = List.of(KafkaOptions.BOOTSTRAP, KafkaOptions.TOPIC, KafkaOptions.FORMAT,
-      KafkaOptions.AVRO_SCHEMA, KafkaOptions.REGISTRY, MODE, KafkaOptions.REQUEST_TIMEOUT);
+      KafkaOptions.AVRO_SCHEMA, KafkaOptions.REGISTRY, KafkaOptions.REGISTRY_AUTH, MODE, KafkaOptions.REQUEST_TIMEOUT);
 
   public static KafkaSinkOptions parse(Map<String, String> options) {
     Config c = Config.parse(KafkaOptions.declared(options), ALL);
@@ -36,6 +37,7 @@ public record KafkaSinkOptions(String bootstrap, String topic, boolean upsert, D
     boolean avro = format.equals("avro");
     String inline = c.get(KafkaOptions.AVRO_SCHEMA);
     String registry = c.get(KafkaOptions.REGISTRY);
+    KafkaOptions.checkRegistryAuth(registry, c.get(KafkaOptions.REGISTRY_AUTH));
     if (!avro && (!inline.isEmpty() || !registry.isEmpty())) {
       throw new IllegalArgumentException("option '" + (inline.isEmpty() ? KafkaOptions.REGISTRY.key() : KafkaOptions.AVRO_SCHEMA.key())
           + "' is for format avro; this sink has format " + format);
@@ -50,7 +52,7 @@ public record KafkaSinkOptions(String bootstrap, String topic, boolean upsert, D
       }
     }
     return new KafkaSinkOptions(c.get(KafkaOptions.BOOTSTRAP), c.get(KafkaOptions.TOPIC), c.get(MODE).equals("upsert"),
-        c.get(KafkaOptions.REQUEST_TIMEOUT), KafkaOptions.passthrough(options), avro, schema, registry);
+        c.get(KafkaOptions.REQUEST_TIMEOUT), KafkaOptions.passthrough(options), avro, schema, registry, c.get(KafkaOptions.REGISTRY_AUTH));
   }
 
   /**

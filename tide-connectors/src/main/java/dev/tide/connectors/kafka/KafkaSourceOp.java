@@ -122,7 +122,8 @@ public final class KafkaSourceOp implements SourceOperator {
     this.row = new Object[full.size()];
     this.outRow = new Object[emitted.length];
     this.avroReader = options.avroSchema() == null ? null : new AvroFormat.Reader(options.avroSchema(), columns);
-    this.registry = options.registryUrl().isEmpty() ? null : new SchemaRegistry(options.registryUrl(), options.requestTimeout());
+    this.registry = options.registryUrl().isEmpty() ? null : new SchemaRegistry(options.registryUrl(), options.registryAuth(),
+        options.requestTimeout());
   }
 
   @Override

@@ -25,11 +25,13 @@ import java.util.Properties;
  *
  * @param avroSchema format avro with {@code avro.schema}: the writer schema, else null
  * @param registryUrl format avro with a registry: its base URL, else empty
+ * @param registryAuth {@code user:password} for the registry, or empty
  * @param startTimestampMs with {@link StartPosition#TIMESTAMP}: epoch milliseconds, else -1
  */
 public record KafkaSourceOptions(String bootstrap, String topic, RowFormat.Kind format, Schema columns, int splits,
     boolean skipErrors, String eventTimeColumn, Duration watermarkDelay, Duration discoveryInterval, Duration requestTimeout,
-    Properties client, org.apache.avro.Schema avroSchema, String registryUrl, StartPosition startPosition, long startTimestampMs) {
+    Properties client, org.apache.avro.Schema avroSchema, String registryUrl, String registryAuth, StartPosition startPosition,
+    long startTimestampMs) {
 
   /** Where a partition the source has never read starts (partitions a running source discovers start at their beginning). */
   public enum StartPosition { EARLIEST, LATEST, TIMESTAMP }
@@ -58,7 +60,7 @@ public record KafkaSourceOptions(String bootstrap, String topic, RowFormat.Kind 
       .withRule(v -> v.isEmpty() || epochMillis(v) >= 0, "empty, epoch milliseconds or an ISO-8601 instant such as 2026-12-04T02:30:00Z");
 
   public static final List<ConfigOption<?>> ALL = List.of(KafkaOptions.BOOTSTRAP, KafkaOptions.TOPIC, KafkaOptions.FORMAT, COLUMNS,
-      KafkaOptions.AVRO_SCHEMA, KafkaOptions.REGISTRY, SPLITS, START_POSITION, START_TIMESTAMP, ON_ERROR, EVENT_TIME, WATERMARK_DELAY,
+      KafkaOptions.AVRO_SCHEMA, KafkaOptions.REGISTRY, KafkaOptions.REGISTRY_AUTH, SPLITS, START_POSITION, START_TIMESTAMP, ON_ERROR, EVENT_TIME, WATERMARK_DELAY,
       DISCOVERY, KafkaOptions.REQUEST_TIMEOUT);
 
   /** Epoch milliseconds of {@code v} (digits or an ISO-8601 instant), or -1 if it is neither. */
@@ -82,6 +84,7 @@ public record KafkaSourceOptions(String bootstrap, String topic, RowFormat.Kind 
     RowFormat.Kind format = RowFormat.Kind.valueOf(c.get(KafkaOptions.FORMAT).toUpperCase(Locale.ROOT));
     String inline = c.get(KafkaOptions.AVRO_SCHEMA);
     String registry = c.get(KafkaOptions.REGISTRY);
+    KafkaOptions.checkRegistryAuth(registry, c.get(KafkaOptions.REGISTRY_AUTH));
     if (format != RowFormat.Kind.AVRO && (!inline.isEmpty() || !registry.isEmpty())) {
       throw new IllegalArgumentException("option '" + (inline.isEmpty() ? KafkaOptions.REGISTRY.key() : KafkaOptions.AVRO_SCHEMA.key())
           + "' is for format avro; this source has format " + format.name().toLowerCase(Locale.ROOT));
@@ -144,7 +147,7 @@ public record KafkaSourceOptions(String bootstrap, String topic, RowFormat.Kind 
     }
     return new KafkaSourceOptions(c.get(KafkaOptions.BOOTSTRAP), c.get(KafkaOptions.TOPIC), format, columns, c.get(SPLITS),
         c.get(ON_ERROR).equals("skip"), time, c.get(WATERMARK_DELAY), c.get(DISCOVERY), c.get(KafkaOptions.REQUEST_TIMEOUT),
-        KafkaOptions.passthrough(options), avro, registry, start, ts.isEmpty() ? -1 : epochMillis(ts));
+        KafkaOptions.passthrough(options), avro, registry, c.get(KafkaOptions.REGISTRY_AUTH), start, ts.isEmpty() ? -1 : epochMillis(ts));
   }
 
   private static Schema columns(String spec) {

@@ -101,6 +101,17 @@ public class AvroFormatTest {
   }
 
   @Test
+  void basicAuthenticationIsSentAndARefusalNamesTheOption() throws Exception {
+    try (LoopbackSchemaRegistry server = new LoopbackSchemaRegistry("tide:secret")) {
+      int id = new SchemaRegistry(server.url(), "tide:secret", Duration.ofSeconds(5)).register("s-value",
+          AvroFormat.parse(AvroFormatTest.BID));
+      assertThat(new SchemaRegistry(server.url(), "tide:secret", Duration.ofSeconds(5)).schema(id).getName()).isEqualTo("Bid");
+      assertThatThrownBy(() -> new SchemaRegistry(server.url(), "tide:wrong", Duration.ofSeconds(5)).schema(id))
+          .isInstanceOf(IllegalStateException.class).hasMessageContaining("refused (401)").hasMessageContaining("avro.schema-registry.basic-auth");
+    }
+  }
+
+  @Test
   void writerRefusesAValueItsSchemaCannotHold() {
     org.apache.avro.Schema strict = AvroFormat.parse("{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"long\"}]}");
     Schema cols = RowFormat.parseColumns("a bigint");

@@ -32,8 +32,17 @@ public final class LoopbackSchemaRegistry implements AutoCloseable {
   private final Map<String, Integer> ids = new HashMap<>();
   private final Map<String, List<Integer>> subjects = new HashMap<>();
   private int fetches;
+  /** The Authorization header every request must carry, or null. */
+  private final String authorization;
 
   public LoopbackSchemaRegistry() throws IOException {
+    this(null);
+  }
+
+  /** A registry that answers 401 unless a request carries HTTP basic authentication {@code userPassword} (null: open). */
+  public LoopbackSchemaRegistry(String userPassword) throws IOException {
+    authorization = userPassword == null ? null
+        : "Basic " + java.util.Base64.getEncoder().encodeToString(userPassword.getBytes(StandardCharsets.UTF_8));
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/", this::handle);
     server.start();
@@ -75,7 +84,9 @@ public final class LoopbackSchemaRegistry implements AutoCloseable {
     Matcher byId = BY_ID.matcher(path);
     Matcher versions = VERSIONS.matcher(path);
     try (ex) {
-      if (ex.getRequestMethod().equals("GET") && byId.matches()) {
+      if (authorization != null && !authorization.equals(ex.getRequestHeaders().getFirst("Authorization"))) {
+        reply(ex, 401, JSON.createObjectNode().put("error_code", 401).put("message", "Unauthorized").toString());
+      } else if (ex.getRequestMethod().equals("GET") && byId.matches()) {
         String s;
         synchronized (this) {
           fetches++;
