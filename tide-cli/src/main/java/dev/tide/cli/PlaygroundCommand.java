@@ -182,7 +182,8 @@ final class PlaygroundCommand implements Callable<Integer> {
       }
     };
     BindableService[] services = {new ViewGrpcService(cluster::meta, cluster.views()), new JobGrpcService(cluster::meta, config),
-        new GroupGrpcService(cluster.groups()), new TableGrpcService(cluster.optimizing(), cluster.groups())};
+        new GroupGrpcService(cluster.groups()), new TableGrpcService(cluster.optimizing(), cluster.groups()),
+        new dev.tide.meta.pool.PoolGrpcService(cluster::computePool, cluster.meta()::workerHealth)};
     try {
       return AdminServer.start(adminPort, cluster.meta(), launcher, services);
     } catch (IllegalStateException e) {
