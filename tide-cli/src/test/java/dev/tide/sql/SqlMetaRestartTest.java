@@ -1,6 +1,7 @@
 package dev.tide.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tide.cluster.LocalCluster;
@@ -44,7 +45,25 @@ class SqlMetaRestartTest {
       try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW MATERIALIZED VIEWS")) {
         assertThat(rs.next()).isTrue();
         assertThat(rs.getString("name")).isEqualTo("per_channel");
+        assertThat(rs.getString("definition")).startsWith("CREATE MATERIALIZED VIEW per_channel AS");
       }
+      // The source is in the meta store too: it is listed, guarded by its view, and new views read it.
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW SOURCES")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString("name")).isEqualTo("bid");
+        assertThat(rs.next()).isFalse();
+      }
+      assertThatThrownBy(() -> execute(c, "DROP SOURCE bid")).isInstanceOf(SQLException.class)
+          .satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("2BP01"));
+      execute(c, "CREATE MATERIALIZED VIEW big_bids AS SELECT auction, price FROM bid WHERE price > 1000");
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
+          .until(() -> cluster.sourcesDone(cluster.meta().jobs().get("big_bids")));
+      await().atMost(Duration.ofMinutes(1)).until(() -> {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM big_bids")) {
+          rs.next();
+          return rs.getLong(1) > 0;
+        }
+      });
     }
   }
 

@@ -30,4 +30,13 @@ public interface SqlCluster {
 
   /** The job's fragments and their actors. */
   FragmentsResponse fragments(String job);
+
+  /** The durable catalog objects by name. */
+  java.util.SortedMap<String, CatalogEntry> catalog();
+
+  /** Stores a catalog object durably; refused ({@link IllegalArgumentException}) when its name is taken. */
+  void putCatalog(CatalogEntry entry);
+
+  /** Forgets a catalog object; refused ({@link IllegalStateException}) while others depend on it. Returns whether it was stored. */
+  boolean dropCatalog(String name);
 }

@@ -61,8 +61,8 @@ public final class SqlEngine {
 
   private final SqlCluster cluster;
   private final int vnodeCount;
-  private final Map<String, SourceDef> sources = new TreeMap<>();
-  private final Map<String, ViewDef> views = new TreeMap<>();
+  /** Parsed source statements, by statement text (the durable catalog keeps the text). */
+  private final Map<String, SourceDef> parsedSources = new java.util.concurrent.ConcurrentHashMap<>();
 
   static {
     try {
@@ -152,6 +152,19 @@ public final class SqlEngine {
   private synchronized Result createSource(Tokens t) {
     boolean ifNotExists = t.accept("if", "not", "exists");
     int namePos = t.peek().position();
+    SourceDef def = parseSource(t);
+    if (exists(def.name())) {
+      if (ifNotExists) {
+        return Result.command("CREATE SOURCE");
+      }
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create source refused: '" + def.name() + "' already exists", namePos);
+    }
+    persist(new CatalogEntry(def.name(), CatalogEntry.SOURCE, def.sql(), List.of()), "create source");
+    return Result.command("CREATE SOURCE");
+  }
+
+  /** A source's definition from {@code CREATE SOURCE [IF NOT EXISTS]}'s name on; validates everything, changes nothing. */
+  private SourceDef parseSource(Tokens t) {
     String name = t.identifier("a source name");
     List<String[]> cols = new ArrayList<>();
     List<Integer> colPos = new ArrayList<>();
@@ -258,15 +271,8 @@ public final class SqlEngine {
             + "' must be a timestamp column of the source", wmPos);
       }
     }
-    if (exists(name)) {
-      if (ifNotExists) {
-        return Result.command("CREATE SOURCE");
-      }
-      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create source refused: '" + name + "' already exists", namePos);
-    }
-    sources.put(name, new SourceDef(name, connector.toLowerCase(Locale.ROOT), table.toLowerCase(Locale.ROOT), options, List.copyOf(fields),
-        wmColumn, wmDelay, t.sql()));
-    return Result.command("CREATE SOURCE");
+    return new SourceDef(name, connector.toLowerCase(Locale.ROOT), table.toLowerCase(Locale.ROOT), options, List.copyOf(fields),
+        wmColumn, wmDelay, t.sql());
   }
 
   private static DataType typeNamed(String type) {
@@ -283,7 +289,7 @@ public final class SqlEngine {
   }
 
   private boolean exists(String name) {
-    return sources.containsKey(name) || view(name) != null;
+    return cluster.catalog().containsKey(name) || view(name) != null;
   }
 
   // ---- CREATE MATERIALIZED VIEW ----
@@ -303,7 +309,12 @@ public final class SqlEngine {
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new SqlException(SqlException.OBJECT_STATE, "create materialized view '" + name + "' refused: " + e.getMessage());
     }
-    views.put(name, new ViewDef(name, t.sql(), planned.sources()));
+    try {
+      persist(new CatalogEntry(name, CatalogEntry.VIEW, t.sql(), List.copyOf(planned.sources())), "create materialized view");
+    } catch (SqlException e) {
+      cluster.drop(name); // the view is its job: nothing is left behind
+      throw e;
+    }
     return Result.command("CREATE MATERIALIZED VIEW");
   }
 
@@ -520,9 +531,9 @@ public final class SqlEngine {
     if (t.accept("materialized", "views")) {
       t.expectEnd();
       List<Object[]> rows = new ArrayList<>();
-      Map<String, ViewDef> defs = snapshotViews();
+      Map<String, CatalogEntry> defs = snapshotViews();
       for (TableCatalog v : allViews().values()) {
-        ViewDef d = defs.get(v.getName());
+        CatalogEntry d = defs.get(v.getName());
         rows.add(new Object[] {v.getName(), jobOf(v.getName()), d == null ? "(built-in query)" : d.sql()});
       }
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("job", DataType.VARCHAR),
@@ -670,7 +681,9 @@ public final class SqlEngine {
     boolean cascade = t.accept("cascade");
     t.accept("restrict");
     t.expectEnd();
+    Map<String, CatalogEntry> catalog = cluster.catalog();
     if (source) {
+      Map<String, SourceDef> sources = snapshotSources();
       if (!sources.containsKey(name)) {
         if (ifExists) {
           return Result.command("DROP SOURCE");
@@ -678,15 +691,8 @@ public final class SqlEngine {
         throw new SqlException(SqlException.UNDEFINED_TABLE, "drop source refused: unknown source '" + name + "'; sources: "
             + sources.keySet(), pos);
       }
-      List<String> dependents = views.values().stream().filter(v -> v.sources().contains(name)).map(ViewDef::name).sorted().toList();
-      if (!dependents.isEmpty() && !cascade) {
-        throw new SqlException(SqlException.DEPENDENT_OBJECTS, "drop source '" + name + "' refused: materialized views " + dependents
-            + " read it; drop them first or add CASCADE");
-      }
-      for (String v : dependents) {
-        dropView(v);
-      }
-      sources.remove(name);
+      dropDependents("drop source", name, catalog, cascade);
+      dropCatalog(name, "drop source");
       return Result.command("DROP SOURCE");
     }
     if (view(name) == null) {
@@ -695,17 +701,63 @@ public final class SqlEngine {
       }
       throw new SqlException(SqlException.UNDEFINED_TABLE, "drop materialized view refused: unknown view '" + name + "'", pos);
     }
+    dropDependents("drop materialized view", name, catalog, cascade);
     dropView(name);
     return Result.command("DROP MATERIALIZED VIEW");
   }
 
+  /**
+   * Refuses (2BP01) when views read {@code name} and {@code cascade} is not given; with it, drops
+   * them, dependents of dependents first.
+   */
+  private void dropDependents(String what, String name, Map<String, CatalogEntry> catalog, boolean cascade) {
+    List<String> dependents = catalog.values().stream().filter(e -> e.dependsOn().contains(name)).map(CatalogEntry::name).sorted().toList();
+    if (dependents.isEmpty()) {
+      return;
+    }
+    if (!cascade) {
+      throw new SqlException(SqlException.DEPENDENT_OBJECTS, what + " '" + name + "' refused: materialized views " + dependents
+          + " read it; drop them first or add CASCADE");
+    }
+    for (String d : dependents) {
+      dropDependents(what, d, catalog, true);
+      if (view(d) != null) {
+        dropView(d);
+      } else {
+        dropCatalog(d, what);
+      }
+    }
+  }
+
+  /** Drops a view: first its catalog entry (refused while others read it), then its job. */
   private void dropView(String name) {
+    if (cluster.catalog().containsKey(name)) {
+      dropCatalog(name, "drop materialized view");
+    }
     try {
       cluster.drop(jobOf(name));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new SqlException(SqlException.OBJECT_STATE, "drop materialized view '" + name + "' refused: " + e.getMessage());
     }
-    views.remove(name);
+  }
+
+  private void dropCatalog(String name, String what) {
+    try {
+      cluster.dropCatalog(name);
+    } catch (IllegalStateException e) {
+      throw new SqlException(SqlException.DEPENDENT_OBJECTS, what + " '" + name + "' refused: " + e.getMessage());
+    }
+  }
+
+  /** Stores a catalog object durably in the cluster's meta store. */
+  private void persist(CatalogEntry e, String what) {
+    try {
+      cluster.putCatalog(e);
+    } catch (IllegalArgumentException ex) {
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, what + " '" + e.name() + "' refused: " + ex.getMessage());
+    } catch (IllegalStateException ex) {
+      throw new SqlException(SqlException.OBJECT_STATE, what + " '" + e.name() + "' refused: " + ex.getMessage());
+    }
   }
 
   private synchronized Result alter(Tokens t) {
@@ -739,12 +791,27 @@ public final class SqlEngine {
 
   // ---- catalog ----
 
-  private synchronized Map<String, SourceDef> snapshotSources() {
-    return new TreeMap<>(sources);
+  /** The durable catalog's sources, parsed from their statements. */
+  private Map<String, SourceDef> snapshotSources() {
+    Map<String, SourceDef> out = new TreeMap<>();
+    for (CatalogEntry e : cluster.catalog().values()) {
+      if (e.kind().equals(CatalogEntry.SOURCE)) {
+        out.put(e.name(), parsedSources.computeIfAbsent(e.sql(), sql -> {
+          Tokens t = new Tokens(sql);
+          t.accept("create", "source");
+          t.accept("if", "not", "exists");
+          return parseSource(t);
+        }));
+      }
+    }
+    return out;
   }
 
-  private synchronized Map<String, ViewDef> snapshotViews() {
-    return new TreeMap<>(views);
+  /** The durable catalog's views (those created by SQL), by name. */
+  private Map<String, CatalogEntry> snapshotViews() {
+    Map<String, CatalogEntry> out = new TreeMap<>();
+    cluster.catalog().values().stream().filter(e -> e.kind().equals(CatalogEntry.VIEW)).forEach(e -> out.put(e.name(), e));
+    return out;
   }
 
   /** Views of every running job, by name. */

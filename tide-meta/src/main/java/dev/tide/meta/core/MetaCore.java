@@ -16,6 +16,7 @@ import dev.tide.meta.schedule.ActorPlacement;
 import dev.tide.meta.schedule.JobLayout;
 import dev.tide.meta.schedule.Layouts;
 import dev.tide.meta.schedule.Worker;
+import dev.tide.meta.store.CatalogRecord;
 import dev.tide.meta.store.IdKind;
 import dev.tide.meta.store.JobRecord;
 import dev.tide.meta.store.LayoutUpdate;
@@ -78,6 +79,7 @@ public final class MetaCore {
   private final JobCatalog jobs;
   private final BarrierPipeline barriers;
   private final TreeMap<Integer, RescheduleOp> ops = new TreeMap<>();
+  private final TreeMap<String, CatalogRecord> catalog = new TreeMap<>();
   private final Recovery recovery = new Recovery();
   private StoreVersion version;
   private long committedBarriers;
@@ -98,6 +100,7 @@ public final class MetaCore {
     this.jobs = new JobCatalog(stored.jobs());
     this.members = new Membership(stored.workers().values(), JobCatalog.hostingWorkers(stored.jobs()), nowMs);
     this.barriers = new BarrierPipeline(version.getMaxCommittedEpoch(), nowMs);
+    this.catalog.putAll(stored.catalog());
     for (Membership.Member m : members.all()) {
       if (m.state != Membership.State.LEFT) {
         out.add(new Effect.Connect(m.id(), m.worker.address()));
@@ -200,6 +203,12 @@ public final class MetaCore {
         out.reply(id, snapshot());
       } else if (c instanceof Command.CommitCompaction cc) {
         commitCompaction(id, cc);
+      } else if (c instanceof Command.PutCatalog p) {
+        putCatalog(id, p);
+      } else if (c instanceof Command.DropCatalog d) {
+        dropCatalog(id, d.name());
+      } else if (c instanceof Command.Catalog) {
+        out.reply(id, java.util.Collections.unmodifiableSortedMap(new TreeMap<>(catalog)));
       }
     } catch (IllegalArgumentException | IllegalStateException e) {
       out.fail(id, e); // validation precedes every change: nothing was applied
@@ -272,6 +281,14 @@ public final class MetaCore {
 
   private void drop(long id, String name) {
     JobEntry j = jobs.byName(name);
+    for (dev.tide.proto.plan.TableCatalog t : j.def.getTablesList()) {
+      List<String> dependents = catalog.values().stream()
+          .filter(r -> r.dependsOn().contains(t.getName()) && !r.name().equals(t.getName())).map(CatalogRecord::name).toList();
+      if (t.getIsMv() && !dependents.isEmpty()) {
+        throw new IllegalStateException("drop of job '" + name + "' refused: " + dependents + " read its view '" + t.getName()
+            + "'; drop them first (DROP MATERIALIZED VIEW ... CASCADE)");
+      }
+    }
     switch (j.phase) {
       case RESCHEDULING -> throw new IllegalStateException("drop of job '" + name + "' refused: a reschedule of it is in flight;"
           + " retry once it commits");
@@ -325,6 +342,47 @@ public final class MetaCore {
       LOG.info("worker {} draining", workerId);
     }
     out.reply(id, null);
+  }
+
+  // ---------------------------------------------------------------- SQL catalog
+
+  private void putCatalog(long id, Command.PutCatalog p) {
+    CatalogRecord r = p.record();
+    String what = "create of " + r.kind() + " '" + r.name() + "'";
+    // A view's record follows its job (created first, named like the view).
+    if (!p.replace() && (catalog.containsKey(r.name()) || (!r.kind().equals("view") && jobViewNames().contains(r.name())))) {
+      throw new IllegalArgumentException(what + " refused: the name is taken; drop it first or choose another name");
+    }
+    Set<String> views = jobViewNames();
+    for (String d : r.dependsOn()) {
+      if (!catalog.containsKey(d) && !views.contains(d)) {
+        throw new IllegalArgumentException(what + " refused: it reads '" + d + "', which is neither a catalog object nor a view;"
+            + " catalog: " + catalog.keySet());
+      }
+    }
+    out.persist(new Effect.Write.PutCatalog(r));
+    catalog.put(r.name(), r);
+    out.reply(id, null);
+  }
+
+  private void dropCatalog(long id, String name) {
+    List<String> dependents = catalog.values().stream().filter(r -> r.dependsOn().contains(name)).map(CatalogRecord::name).toList();
+    if (!dependents.isEmpty()) {
+      throw new IllegalStateException("drop of '" + name + "' refused: " + dependents + " depend on it; drop them first");
+    }
+    boolean stored = catalog.remove(name) != null;
+    if (stored) {
+      out.persist(new Effect.Write.DeleteCatalog(name));
+    }
+    out.reply(id, stored);
+  }
+
+  private Set<String> jobViewNames() {
+    Set<String> names = new TreeSet<>();
+    for (JobEntry j : jobs.all()) {
+      j.def.getTablesList().stream().filter(t -> t.getIsMv()).forEach(t -> names.add(t.getName()));
+    }
+    return names;
   }
 
   private void commitCompaction(long id, Command.CommitCompaction c) {

@@ -39,6 +39,13 @@ import java.util.List;
  *   <li>{@code optimizing_tables(table_id, properties)}: properties text ({@code self-optimizing.*}) of
  *       the tables an operator configured.
  * </ul>
+ *
+ * <p>Version 4 (the SQL catalog survives a meta restart):
+ *
+ * <ul>
+ *   <li>{@code catalog(name, kind, definition, depends_on)}: each source, table, view and sink of the
+ *       SQL front end with its defining statement and the comma-separated names of what it reads.
+ * </ul>
  */
 final class Schema {
   private Schema() {}
@@ -63,7 +70,9 @@ final class Schema {
           "CREATE INDEX optimizer_resources_group ON optimizer_resources (group_name)")),
       new Migration(3, "obsolete SSTs awaiting deletion, table optimizing properties", List.of(
           "CREATE TABLE obsolete_ssts (sst_id BIGINT PRIMARY KEY, dropped_by_version BIGINT NOT NULL, sst {BYTES} NOT NULL)",
-          "CREATE TABLE optimizing_tables (table_id BIGINT PRIMARY KEY, properties TEXT NOT NULL)"))));
+          "CREATE TABLE optimizing_tables (table_id BIGINT PRIMARY KEY, properties TEXT NOT NULL)")),
+      new Migration(4, "SQL catalog objects", List.of(
+          "CREATE TABLE catalog (name TEXT PRIMARY KEY, kind TEXT NOT NULL, definition TEXT NOT NULL, depends_on TEXT NOT NULL)"))));
 
   /** The schema version this code writes and the newest it can open. */
   static final int LATEST = MIGRATIONS.size();
