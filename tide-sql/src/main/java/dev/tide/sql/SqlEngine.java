@@ -330,7 +330,7 @@ public final class SqlEngine {
         throw validationError(e, query);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources());
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), viewJobs());
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -819,6 +819,15 @@ public final class SqlEngine {
     Map<String, TableCatalog> out = new TreeMap<>();
     for (JobDefinition j : cluster.jobs().values()) {
       j.getTablesList().stream().filter(TableCatalog::getIsMv).forEach(tc -> out.put(tc.getName(), tc));
+    }
+    return out;
+  }
+
+  /** The job of every materialized view, by view name. */
+  private Map<String, JobDefinition> viewJobs() {
+    Map<String, JobDefinition> out = new TreeMap<>();
+    for (JobDefinition j : cluster.jobs().values()) {
+      j.getTablesList().stream().filter(TableCatalog::getIsMv).forEach(tc -> out.put(tc.getName(), j));
     }
     return out;
   }

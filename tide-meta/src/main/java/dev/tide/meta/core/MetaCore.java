@@ -649,7 +649,8 @@ public final class MetaCore {
     long[] epochs = barriers.nextEpochs();
     long prev = epochs[0];
     long curr = epochs[1];
-    Barrier.Builder b = Barrier.newBuilder().setCurrEpoch(curr).setPrevEpoch(prev).setCheckpoint(true).setInjectTimeMs(nowMs);
+    Barrier.Builder b = Barrier.newBuilder().setCurrEpoch(curr).setPrevEpoch(prev).setCheckpoint(true).setInjectTimeMs(nowMs)
+        .setCommittedEpoch(version.getMaxCommittedEpoch());
     BarrierPipeline.Queued q = barriers.nextMutation();
     if (q != null) {
       Mutation m = q.mutation();
