@@ -100,6 +100,11 @@ public final class SqlFrontend implements SqlCluster {
   }
 
   @Override
+  public long write(String job, dev.tide.proto.stream.Dml dml) {
+    return meta.get().dml(job, dml);
+  }
+
+  @Override
   public java.util.SortedMap<String, CatalogEntry> catalog() {
     java.util.SortedMap<String, CatalogEntry> out = new java.util.TreeMap<>();
     meta.get().catalog().forEach((name, r) -> out.put(name, new CatalogEntry(r.name(), r.kind(), r.definition(), r.dependsOn())));

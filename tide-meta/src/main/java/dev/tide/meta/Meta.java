@@ -193,6 +193,11 @@ public final class Meta implements AutoCloseable {
     return call(new Command.DropCatalog(name));
   }
 
+  /** Writes rows into a table job; returns the epoch they committed in (see {@link Command.Dml}). */
+  public long dml(String job, dev.tide.proto.stream.Dml dml) {
+    return this.<Long>call(new Command.Dml(job, dml));
+  }
+
   /** The SQL catalog's objects by name. */
   public java.util.SortedMap<String, dev.tide.meta.store.CatalogRecord> catalog() {
     return call(new Command.Catalog());

@@ -61,6 +61,7 @@ public final class SqlEngine {
 
   private final SqlCluster cluster;
   private final int vnodeCount;
+  private final Tables tables;
   /** Parsed source statements, by statement text (the durable catalog keeps the text). */
   private final Map<String, SourceDef> parsedSources = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -75,6 +76,7 @@ public final class SqlEngine {
   public SqlEngine(SqlCluster cluster, int vnodeCount) {
     this.cluster = cluster;
     this.vnodeCount = vnodeCount;
+    this.tables = new Tables(this, cluster);
   }
 
   /** Runs one statement (no trailing semicolon needed). */
@@ -88,6 +90,21 @@ public final class SqlEngine {
     }
     if (t.accept("create", "materialized", "view")) {
       return createView(t);
+    }
+    if (t.accept("create", "table")) {
+      synchronized (this) {
+        return tables.create(t);
+      }
+    }
+    if (t.accept("insert", "into")) {
+      synchronized (this) {
+        return tables.insert(t);
+      }
+    }
+    if (t.accept("delete", "from")) {
+      synchronized (this) {
+        return tables.delete(t);
+      }
     }
     if (t.accept("show")) {
       return show(t);
@@ -122,7 +139,7 @@ public final class SqlEngine {
     }
     if (first.equals("create") || first.equals("insert") || first.equals("delete") || first.equals("update")) {
       throw SqlException.notSupported(first.toUpperCase(Locale.ROOT) + " " + t.peek(1).text().toUpperCase(Locale.ROOT)
-          + " (Tide takes CREATE SOURCE and CREATE MATERIALIZED VIEW; tables and sinks are not built yet)");
+          + " (Tide takes CREATE SOURCE, CREATE TABLE, CREATE MATERIALIZED VIEW, INSERT INTO and DELETE FROM; sinks are not built yet)");
     }
     throw t.error("unknown statement; see docs/sql.md for the statements Tide takes");
   }
@@ -275,7 +292,7 @@ public final class SqlEngine {
         wmColumn, wmDelay, t.sql());
   }
 
-  private static DataType typeNamed(String type) {
+  static DataType typeNamed(String type) {
     String t = type.replaceAll("\\(.*\\)", "").trim();
     return switch (t) {
       case "bigint", "int8" -> DataType.BIGINT;
@@ -288,7 +305,7 @@ public final class SqlEngine {
     };
   }
 
-  private boolean exists(String name) {
+  boolean exists(String name) {
     return cluster.catalog().containsKey(name) || view(name) != null;
   }
 
@@ -340,7 +357,7 @@ public final class SqlEngine {
 
   // ---- queries over views ----
 
-  private Result query(String sql) {
+  Result query(String sql) {
     Map<String, SourceDef> known = snapshotSources();
     try (Planner p = planner(sql)) {
       RelRoot root = p.rel(p.validate(parse(p, sql)));
@@ -528,11 +545,25 @@ public final class SqlEngine {
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("connector", DataType.VARCHAR),
           new Column("table", DataType.VARCHAR), new Column("options", DataType.VARCHAR)), rows);
     }
+    if (t.accept("tables")) {
+      t.expectEnd();
+      List<Object[]> rows = new ArrayList<>();
+      for (CatalogEntry e : cluster.catalog().values()) {
+        if (e.kind().equals(CatalogEntry.TABLE)) {
+          rows.add(new Object[] {e.name(), e.sql()});
+        }
+      }
+      return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("definition", DataType.VARCHAR)), rows);
+    }
     if (t.accept("materialized", "views")) {
       t.expectEnd();
       List<Object[]> rows = new ArrayList<>();
       Map<String, CatalogEntry> defs = snapshotViews();
+      Map<String, CatalogEntry> catalog = cluster.catalog();
       for (TableCatalog v : allViews().values()) {
+        if (catalog.containsKey(v.getName()) && catalog.get(v.getName()).kind().equals(CatalogEntry.TABLE)) {
+          continue; // a table is a view underneath; SHOW TABLES lists it
+        }
         CatalogEntry d = defs.get(v.getName());
         rows.add(new Object[] {v.getName(), jobOf(v.getName()), d == null ? "(built-in query)" : d.sql()});
       }
@@ -548,7 +579,7 @@ public final class SqlEngine {
       case "standard_conforming_strings" -> "on";
       case "transaction_isolation", "transaction" -> "read committed";
       default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: SHOW " + var
-          + "; try SHOW SOURCES or SHOW MATERIALIZED VIEWS");
+          + "; try SHOW SOURCES, SHOW TABLES or SHOW MATERIALIZED VIEWS");
     };
     return Result.rows(List.of(new Column(var, DataType.VARCHAR)), List.<Object[]>of(new Object[] {value}));
   }
@@ -672,8 +703,9 @@ public final class SqlEngine {
 
   private synchronized Result drop(Tokens t) {
     boolean source = t.accept("source");
-    if (!source && !t.accept("materialized", "view")) {
-      throw t.error("expected SOURCE or MATERIALIZED VIEW");
+    boolean table = !source && t.accept("table");
+    if (!source && !table && !t.accept("materialized", "view")) {
+      throw t.error("expected SOURCE, TABLE or MATERIALIZED VIEW");
     }
     boolean ifExists = t.accept("if", "exists");
     int pos = t.peek().position();
@@ -695,15 +727,19 @@ public final class SqlEngine {
       dropCatalog(name, "drop source");
       return Result.command("DROP SOURCE");
     }
-    if (view(name) == null) {
-      if (ifExists) {
-        return Result.command("DROP MATERIALIZED VIEW");
+    String what = table ? "drop table" : "drop materialized view";
+    String tag = table ? "DROP TABLE" : "DROP MATERIALIZED VIEW";
+    boolean isTable = catalog.containsKey(name) && catalog.get(name).kind().equals(CatalogEntry.TABLE);
+    if (view(name) == null || isTable != table) {
+      if (ifExists && view(name) == null) {
+        return Result.command(tag);
       }
-      throw new SqlException(SqlException.UNDEFINED_TABLE, "drop materialized view refused: unknown view '" + name + "'", pos);
+      throw new SqlException(SqlException.UNDEFINED_TABLE, what + " refused: " + (view(name) == null ? "unknown " + (table ? "table" : "view")
+          + " '" + name + "'" : "'" + name + "' is a " + (isTable ? "table; use DROP TABLE" : "materialized view; use DROP MATERIALIZED VIEW")), pos);
     }
-    dropDependents("drop materialized view", name, catalog, cascade);
+    dropDependents(what, name, catalog, cascade);
     dropView(name);
-    return Result.command("DROP MATERIALIZED VIEW");
+    return Result.command(tag);
   }
 
   /**
@@ -750,13 +786,13 @@ public final class SqlEngine {
   }
 
   /** Stores a catalog object durably in the cluster's meta store. */
-  private void persist(CatalogEntry e, String what) {
+  void persist(CatalogEntry e, String what) {
     try {
       cluster.putCatalog(e);
     } catch (IllegalArgumentException ex) {
-      throw new SqlException(SqlException.DUPLICATE_OBJECT, what + " '" + e.name() + "' refused: " + ex.getMessage());
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, ex.getMessage());
     } catch (IllegalStateException ex) {
-      throw new SqlException(SqlException.OBJECT_STATE, what + " '" + e.name() + "' refused: " + ex.getMessage());
+      throw new SqlException(SqlException.OBJECT_STATE, ex.getMessage());
     }
   }
 
@@ -832,7 +868,7 @@ public final class SqlEngine {
     return out;
   }
 
-  private TableCatalog view(String name) {
+  TableCatalog view(String name) {
     return allViews().get(name);
   }
 

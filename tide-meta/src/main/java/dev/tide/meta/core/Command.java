@@ -109,6 +109,18 @@ public sealed interface Command {
    */
   record DropCatalog(String name) implements Command {}
 
+  /**
+   * Writes rows into a table job (its table source emits them): they ride the next barrier and are
+   * committed with the epoch it starts. Refused while the cluster recovers, or when the job is being
+   * created or dropped, or paused. Reply: the epoch, once committed; a recovery before that fails the
+   * request and nothing was written.
+   */
+  record Dml(String job, dev.tide.proto.stream.Dml dml) implements Command {
+    public Dml {
+      Objects.requireNonNull(dml, "dml");
+    }
+  }
+
   /** The SQL catalog. Reply: a {@code SortedMap<String, CatalogRecord>} by name. */
   record Catalog() implements Command {}
 

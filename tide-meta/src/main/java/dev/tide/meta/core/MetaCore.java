@@ -80,6 +80,10 @@ public final class MetaCore {
   private final BarrierPipeline barriers;
   private final TreeMap<Integer, RescheduleOp> ops = new TreeMap<>();
   private final TreeMap<String, CatalogRecord> catalog = new TreeMap<>();
+  /** Requests of queued DML mutations, in queue order. */
+  private final java.util.ArrayDeque<Long> queuedDml = new java.util.ArrayDeque<>();
+  /** Requests of injected DML mutations by the epoch their rows are written in. */
+  private final TreeMap<Long, List<Long>> injectedDml = new TreeMap<>();
   private final Recovery recovery = new Recovery();
   private StoreVersion version;
   private long committedBarriers;
@@ -207,6 +211,8 @@ public final class MetaCore {
         putCatalog(id, p);
       } else if (c instanceof Command.DropCatalog d) {
         dropCatalog(id, d.name());
+      } else if (c instanceof Command.Dml d) {
+        dml(nowMs, id, d);
       } else if (c instanceof Command.Catalog) {
         out.reply(id, java.util.Collections.unmodifiableSortedMap(new TreeMap<>(catalog)));
       }
@@ -349,8 +355,9 @@ public final class MetaCore {
   private void putCatalog(long id, Command.PutCatalog p) {
     CatalogRecord r = p.record();
     String what = "create of " + r.kind() + " '" + r.name() + "'";
-    // A view's record follows its job (created first, named like the view).
-    if (!p.replace() && (catalog.containsKey(r.name()) || (!r.kind().equals("view") && jobViewNames().contains(r.name())))) {
+    // A view's or table's record follows its job (created first, named like its view).
+    boolean hasJob = r.kind().equals("view") || r.kind().equals("table");
+    if (!p.replace() && (catalog.containsKey(r.name()) || (!hasJob && jobViewNames().contains(r.name())))) {
       throw new IllegalArgumentException(what + " refused: the name is taken; drop it first or choose another name");
     }
     Set<String> views = jobViewNames();
@@ -375,6 +382,24 @@ public final class MetaCore {
       out.persist(new Effect.Write.DeleteCatalog(name));
     }
     out.reply(id, stored);
+  }
+
+  private void dml(long nowMs, long id, Command.Dml d) {
+    JobEntry j = jobs.byName(d.job());
+    String what = "write into '" + d.job() + "'";
+    if (recovery.requested()) {
+      throw new IllegalStateException(what + " refused: the cluster is recovering; retry shortly");
+    }
+    if (j.phase == JobEntry.Phase.CREATING || j.phase == JobEntry.Phase.DROPPING) {
+      throw new IllegalStateException(what + " refused: the table is being " + (j.phase == JobEntry.Phase.CREATING ? "created" : "dropped"));
+    }
+    if (j.paused) {
+      throw new IllegalStateException(what + " refused: its job is paused; resume it first");
+    }
+    Mutation m = Mutation.newBuilder().setDml(d.dml().toBuilder().setJobId(j.id())).build();
+    barriers.enqueue(new BarrierPipeline.Queued(m, null, null));
+    queuedDml.add(id);
+    barriers.soon(nowMs);
   }
 
   private Set<String> jobViewNames() {
@@ -667,6 +692,9 @@ public final class MetaCore {
       }
     }
     Barrier barrier = b.build();
+    if (q != null && q.mutation().hasDml()) {
+      injectedDml.computeIfAbsent(curr, e -> new ArrayList<>()).add(queuedDml.poll()); // its rows are written in epoch curr
+    }
     RescheduleOp op = q == null ? null : q.op();
     Set<Integer> targets = new TreeSet<>();
     for (Membership.Member m : members.alive()) {
@@ -743,6 +771,10 @@ public final class MetaCore {
       lastBarrierLatencyMs = nowMs - c.injectMs();
       out.add(new Effect.Committed(c.epoch(), lastBarrierLatencyMs));
       done.forEach(op -> finish(op, null));
+      while (!injectedDml.isEmpty() && injectedDml.firstKey() <= c.epoch()) {
+        Map.Entry<Long, List<Long>> e = injectedDml.pollFirstEntry();
+        e.getValue().forEach(request -> out.reply(request, e.getKey()));
+      }
     }
   }
 
@@ -799,6 +831,14 @@ public final class MetaCore {
   /** Aborts creations, queued reschedules and drops; an injected reschedule's target is adopted. */
   private void abortInFlight() {
     barriers.abort();
+    List<Long> dml = new ArrayList<>(queuedDml);
+    injectedDml.values().forEach(dml::addAll);
+    queuedDml.clear();
+    injectedDml.clear();
+    for (long request : dml) {
+      out.fail(request, new IllegalStateException("write was interrupted by a recovery (" + recovery.reason()
+          + ") before it committed; nothing was written, retry"));
+    }
     for (JobEntry j : jobs.inPhase(JobEntry.Phase.CREATING)) {
       out.persist(new Effect.Write.DeleteJob(j.id()));
       jobs.remove(j);

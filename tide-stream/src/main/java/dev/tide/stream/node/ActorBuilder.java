@@ -33,6 +33,7 @@ import dev.tide.stream.operator.TopFilterOp;
 import dev.tide.stream.operator.WindowOp;
 import dev.tide.stream.plan.Types;
 import dev.tide.stream.source.NexmarkSourceOp;
+import dev.tide.stream.source.TableSourceOp;
 import dev.tide.stream.source.ViewBackfillOp;
 import dev.tide.stream.connector.Connectors;
 import dev.tide.stream.connector.SinkConnector;
@@ -160,6 +161,8 @@ final class ActorBuilder {
     return switch (n.getKindCase()) {
       case SOURCE -> n.getSource().getConnector().equals("nexmark") ? new NexmarkSourceOp(n.getSource(), ctx)
           : n.getSource().getConnector().equals(ViewBackfillOp.CONNECTOR) ? new ViewBackfillOp(n.getSource(), ctx)
+          : n.getSource().getConnector().equals(TableSourceOp.CONNECTOR)
+              ? new TableSourceOp(n.getSource(), TableSourceOp.columnTypes(n.getSource()), ctx)
           : connector(n.getSource().getConnector()).create(n.getSource(), ctx);
       case FILTER -> new FilterOp(n.getFilter().getCondition());
       case PROJECT -> new ProjectOp(n.getProject().getExprsList());

@@ -23,7 +23,7 @@ public final class AppendOnly {
    */
   public static boolean derive(PlanNodeOrBuilder node, boolean[] inputs) {
     return switch (node.getKindCase()) {
-      case SOURCE -> !node.getSource().hasUpstream(); // a view's changes delete and update
+      case SOURCE -> !node.getSource().hasUpstream() && !node.getSource().getConnector().equals("table"); // deletes, updates
       case HASH_AGG -> node.getHashAgg().getEmitOnWindowClose();
       case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK, DIGEST, LOCAL_AGG -> inputs[0];
       case HASH_JOIN -> inputs[0] && inputs[1];

@@ -98,6 +98,19 @@ public final class PlanBuilder {
     return add(PlanNode.newBuilder().setSource(src), List.of(), schema, Types.ints(table.getPkList()), hidden);
   }
 
+  /**
+   * The rows written into a table by INSERT and DELETE (connector {@code table}: {@link
+   * dev.tide.stream.source.TableSourceOp}), keyed by {@code primaryKey} (column indexes).
+   */
+  public Stream table(String tableName, Schema columns, int[] primaryKey) {
+    if (primaryKey.length == 0) {
+      throw new PlanException("table '" + tableName + "' needs a primary key");
+    }
+    SourceNode src = SourceNode.newBuilder().setConnector("table").setTable(tableName).setSplitCount(1)
+        .addAllTableColumns(Types.toProto(columns)).build();
+    return add(PlanNode.newBuilder().setSource(src), List.of(), columns, primaryKey, new boolean[columns.size()]);
+  }
+
   public Plan build() {
     if (sinks == 0) {
       throw new PlanException("plan '" + name + "' has no materialized view or sink: add materialize(...), digest(...) or sink(...)");
