@@ -15,6 +15,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,12 +46,21 @@ class SqlMetaRestartTest {
       long before = count(c);
       // A view over the view: it follows per_channel from its catalog entry and its own offsets.
       execute(c, "CREATE MATERIALIZED VIEW busy_channels AS SELECT channel, bids FROM per_channel WHERE bids > 0");
+      execute(c, "CREATE TABLE regions (id BIGINT PRIMARY KEY, name VARCHAR)");
+      execute(c, "INSERT INTO regions VALUES (1, 'north'), (2, 'south')");
+      execute(c, "CREATE MATERIALIZED VIEW region_names AS SELECT name FROM regions");
       await().atMost(Duration.ofMinutes(1)).until(() -> sum(c, "busy_channels") == before);
 
       cluster.restartMeta();
 
       await().atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> count(c) == before);
       await().atMost(Duration.ofMinutes(1)).ignoreExceptions().until(() -> sum(c, "busy_channels") == before);
+      // The table keeps its rows and takes writes; the view over it follows them.
+      assertThat(rows(c, "SELECT id, name FROM regions")).containsExactly("1|north", "2|south");
+      execute(c, "INSERT INTO regions VALUES (3, 'east')");
+      execute(c, "DELETE FROM regions WHERE id = 1");
+      await().atMost(Duration.ofMinutes(1)).until(() -> rows(c, "SELECT name FROM region_names").equals(List.of("east", "south")));
+      assertThat(rows(c, "SHOW TABLES")).hasSize(1);
       // ... and views over views created after the restart read the restored catalog.
       execute(c, "CREATE MATERIALIZED VIEW channel_total AS SELECT SUM(bids) AS total FROM busy_channels");
       await().atMost(Duration.ofMinutes(1)).until(() -> sum(c, "channel_total", "total") == before);
@@ -61,6 +72,8 @@ class SqlMetaRestartTest {
         assertThat(rs.next()).isTrue();
         assertThat(rs.getString("name")).isEqualTo("per_channel");
         assertThat(rs.getString("definition")).startsWith("CREATE MATERIALIZED VIEW per_channel AS");
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString("name")).isEqualTo("region_names");
       }
       // The source is in the meta store too: it is listed, guarded by its view, and new views read it.
       try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW SOURCES")) {
@@ -97,6 +110,22 @@ class SqlMetaRestartTest {
       rs.next();
       return rs.getLong(1);
     }
+  }
+
+  private static List<String> rows(Connection c, String sql) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 1; i <= n; i++) {
+          b.append(i > 1 ? "|" : "").append(rs.getString(i));
+        }
+        out.add(b.toString());
+      }
+    }
+    java.util.Collections.sort(out);
+    return out;
   }
 
   /** The bids the view counted, over all channels. */
