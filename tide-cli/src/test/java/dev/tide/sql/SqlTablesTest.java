@@ -113,6 +113,37 @@ class SqlTablesTest {
     }
   }
 
+  @Test
+  void psqlCreatesWritesAndReadsATableAndAViewOverIt() throws Exception {
+    Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, Duration.ofMillis(100));
+    try (LocalCluster cluster = new LocalCluster(dir, config, 1, 2);
+        PgServer server = SqlFrontend.start(cluster::meta, cluster.views(), config, Optional.empty(), "127.0.0.1", 0)) {
+      String out = psql(server, "CREATE TABLE regions (id BIGINT PRIMARY KEY, name VARCHAR);"
+          + " INSERT INTO regions VALUES (1, 'north'), (2, 'south'), (3, 'east');"
+          + " DELETE FROM regions WHERE name = 'south';"
+          + " CREATE MATERIALIZED VIEW region_names AS SELECT name FROM regions WHERE id > 1;"
+          + " SELECT id, name FROM regions ORDER BY id; SHOW TABLES");
+      assertThat(out).contains("CREATE TABLE", "INSERT 0 3", "DELETE 1", "CREATE MATERIALIZED VIEW")
+          .contains(" 1 | north", " 3 | east").doesNotContain("south")
+          .contains("regions | CREATE TABLE regions (id BIGINT PRIMARY KEY, name VARCHAR)");
+      await().atMost(Duration.ofMinutes(1)).until(() -> psql(server, "SELECT name FROM region_names").contains(" east\n(1 row)"));
+      String bad = psql(server, "INSERT INTO regions VALUES (3, 'west')");
+      assertThat(bad).contains("ERROR:  insert into 'regions' refused: a row with key [3] exists");
+      String wrong = psql(server, "INSERT INTO regions (id, nosuch) VALUES (4, 'x')");
+      assertThat(wrong).contains("ERROR:  insert into 'regions' refused: no column 'nosuch'").contains("^");
+    }
+  }
+
+  private static String psql(PgServer server, String sql) throws Exception {
+    Path psql = java.nio.file.Files.exists(Path.of("/usr/lib/postgresql/15/bin/psql")) ? Path.of("/usr/lib/postgresql/15/bin/psql")
+        : Path.of("psql");
+    Process p = new ProcessBuilder(psql.toString(), "-h", "127.0.0.1", "-p", String.valueOf(server.port()), "-d", "dev", "-U", "tide",
+        "-c", sql).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+    return out;
+  }
+
   private static void execute(Connection c, String sql) throws SQLException {
     try (Statement s = c.createStatement()) {
       s.execute(sql);
