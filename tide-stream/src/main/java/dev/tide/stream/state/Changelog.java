@@ -45,6 +45,8 @@ public final class Changelog {
 
   private final int tableId;
   private final StateStore store;
+  private final long retentionEpochs;
+  private final int trimEveryBarriers;
   private final boolean singleVnode;
   private final Memtable memtable;
   private final KeyEncoder enc = new KeyEncoder();
@@ -59,6 +61,13 @@ public final class Changelog {
    * @param vnodes the vnodes the actor owns
    */
   public Changelog(int tableId, StateStore store, int vnodeCount, VnodeBitmap vnodes) {
+    this(tableId, store, vnodeCount, vnodes, RETENTION_EPOCHS, TRIM_EVERY_BARRIERS);
+  }
+
+  /** A changelog that keeps {@code retentionEpochs} epochs and trims every {@code trimEveryBarriers} barriers. */
+  public Changelog(int tableId, StateStore store, int vnodeCount, VnodeBitmap vnodes, long retentionEpochs, int trimEveryBarriers) {
+    this.retentionEpochs = retentionEpochs;
+    this.trimEveryBarriers = trimEveryBarriers;
     this.tableId = tableId;
     this.store = store;
     this.singleVnode = vnodeCount == 1;
@@ -83,8 +92,8 @@ public final class Changelog {
 
   /** Seals the writes of the barrier's previous epoch, trims old entries now and then, and starts the next epoch. */
   public void onBarrier(long prevEpoch, long currEpoch) {
-    if (++barriers % TRIM_EVERY_BARRIERS == 0 && currEpoch > RETENTION_EPOCHS + 1) {
-      trim(currEpoch - RETENTION_EPOCHS);
+    if (++barriers % trimEveryBarriers == 0 && currEpoch > retentionEpochs + 1) {
+      trim(currEpoch - retentionEpochs);
     }
     if (!memtable.isEmpty()) {
       store.ingest(prevEpoch, memtable.drain());

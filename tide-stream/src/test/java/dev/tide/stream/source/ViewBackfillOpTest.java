@@ -5,6 +5,7 @@ import static dev.tide.stream.operator.Chunks.ins;
 import static dev.tide.stream.operator.Chunks.ud;
 import static dev.tide.stream.operator.Chunks.ui;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
@@ -29,6 +30,7 @@ import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.operator.MaterializeOp;
 import dev.tide.stream.plan.JobCompiler;
 import dev.tide.stream.plan.PlanBuilder;
+import dev.tide.stream.state.Changelog;
 import dev.tide.stream.state.MemoryObjectStore;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +43,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A view's changelog and the source that follows it, over one state store: the snapshot, then the
  * committed changes up to the barrier's committed epoch and never past it, nothing twice after a
- * restart from the saved offsets, nothing while paused.
+ * restart from the saved offsets, nothing while paused; a trim keeps the retained epochs and a
+ * follower that needs trimmed ones fails instead of missing them.
  */
 class ViewBackfillOpTest {
   static final DataType[] TYPES = {DataType.BIGINT, DataType.BIGINT};
@@ -147,5 +150,23 @@ class ViewBackfillOpTest {
     assertThat(drain(again)).isEmpty();
     again.onBarrier(new Barrier(16, 15, Mutation.newBuilder().setResume(Resume.newBuilder().addJobIds(2)).build(), 0, 5), sink::add);
     assertThat(drain(again)).containsExactly("INSERT 5 50");
+
+    // Retention: a trim (here keeping 2 epochs) deletes older entries and leaves a floor marker.
+    int changelog = node(up, PlanNode.KindCase.MATERIALIZE).getMaterialize().getChangelogTableId();
+    Changelog trimmer = new Changelog(changelog, store, 16, VnodeBitmap.full(16), 2, 1);
+    trimmer.onBarrier(6, 7); // trims below epoch 5
+    commit(6);
+    StateStore.CommittedRead read = store.committedRead();
+    for (int v = 0; v < 16; v++) {
+      assertThat(Changelog.floor(read, changelog, v)).isEqualTo(5);
+      assertThat(Changelog.read(read, changelog, v, 0, 4, TYPES)).isEmpty();
+    }
+    assertThat(IntStream.range(0, 16).mapToObj(v -> Changelog.read(read, changelog, v, 4, 5, TYPES)).mapToInt(List::size).sum())
+        .as("epoch 5 is kept").isEqualTo(1);
+    again.onBarrier(new Barrier(17, 16, null, 0, 6), sink::add); // its offsets (5) are at the floor: it goes on
+    assertThat(drain(again)).isEmpty();
+    f.onBarrier(new Barrier(19, 18, null, 0, 6), sink::add); // f still holds offsets of epoch 3: its changes are gone
+    assertThatThrownBy(() -> drain(f)).isInstanceOf(IllegalStateException.class).hasMessageContaining("fell behind its changelog")
+        .hasMessageContaining("kept from epoch 5");
   }
 }
