@@ -56,6 +56,8 @@ class SqlViewOnViewTest {
       execute(c, "CREATE MATERIALIZED VIEW histogram AS SELECT bids, COUNT(*) AS auctions FROM per_auction GROUP BY bids");
       execute(c, "CREATE MATERIALIZED VIEW busy AS SELECT auction, top FROM per_auction WHERE bids >= 5");
       assertThat(cluster.sourcesDone(cluster.meta().jobs().get("per_auction"))).as("created while its upstream runs").isFalse();
+      assertThat(rows(c, "EXPLAIN histogram")).anyMatch(l -> l.contains("SOURCE view per_auction (its committed rows, then its changelog;"));
+      assertThat(rows(c, "EXPLAIN per_auction")).anyMatch(l -> l.contains("(per_auction.changelog)"));
 
       execute(c, "ALTER MATERIALIZED VIEW per_auction SET PARALLELISM = 1");
       execute(c, "ALTER MATERIALIZED VIEW histogram SET PARALLELISM = 3");

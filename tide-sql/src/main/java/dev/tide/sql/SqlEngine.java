@@ -686,7 +686,10 @@ public final class SqlEngine {
   private static String nodeText(PlanNode n) {
     String kind = n.getKindCase().name();
     String detail = switch (n.getKindCase()) {
-      case SOURCE -> n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount();
+      case SOURCE -> n.getSource().hasUpstream() ? "view " + n.getSource().getTable() + " (its committed rows, then its changelog; "
+          + n.getSource().getSplitCount() + " vnode splits)"
+          : n.getSource().getConnector().equals("table") ? "table " + n.getSource().getTable() + " (rows INSERT and DELETE write)"
+          : n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount();
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";
       case HASH_AGG -> "group keys " + n.getHashAgg().getGroupKeysList() + " calls " + n.getHashAgg().getCallsList().stream()
