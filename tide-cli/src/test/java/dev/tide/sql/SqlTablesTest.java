@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Tables: CREATE TABLE, INSERT, DELETE, SELECT and SHOW TABLES, and views that read a table and join
+ * Tables: CREATE TABLE, INSERT, UPDATE, DELETE, SELECT and SHOW TABLES, and views that read a table and join
  * it with a stream while rows are inserted and deleted; results equal references computed from the
  * generator's events and the table's final rows.
  */
@@ -75,13 +75,16 @@ class SqlTablesTest {
       // Changes while the join runs: a channel changes label, one leaves, one comes.
       assertThat(update(c, "DELETE FROM channel_names WHERE channel = 'Apple' OR weight = 2")).isEqualTo(2);
       assertThat(update(c, "INSERT INTO channel_names (channel, label, weight) VALUES ('Apple', 'search', 5)")).isEqualTo(1);
+      assertThat(update(c, "UPDATE channel_names SET weight = weight * 10 WHERE label = 'search'")).isEqualTo(3);
+      assertThatThrownBy(() -> execute(c, "UPDATE channel_names SET channel = 'Google' WHERE channel = 'Baidu'"))
+          .isInstanceOf(SQLException.class).satisfies(e -> assertThat(((SQLException) e).getSQLState()).isEqualTo("23505"));
       execute(c, "ALTER MATERIALIZED VIEW bids_per_label SET PARALLELISM = 1");
       assertThat(update(c, "DELETE FROM channel_names WHERE channel = 'nobody'")).isZero();
 
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200))
           .until(() -> cluster.sourcesDone(cluster.meta().jobs().get("bids_per_label")));
       Map<String, String> label = Map.of("Google", "search", "Baidu", "search", "Apple", "search");
-      Map<String, Long> weight = Map.of("Google", 1L, "Baidu", 3L, "Apple", 5L);
+      Map<String, Long> weight = Map.of("Google", 10L, "Baidu", 30L, "Apple", 50L);
       TreeMap<String, long[]> expected = new TreeMap<>();
       NexmarkGenerator g = new NexmarkGenerator(NexmarkConfig.defaults().withSeed(SEED)
           .withEventsPerSecond(NexmarkSourceOptions.EVENT_TIME_RATE.defaultValue()));
@@ -121,12 +124,13 @@ class SqlTablesTest {
       String out = psql(server, "CREATE TABLE regions (id BIGINT PRIMARY KEY, name VARCHAR);"
           + " INSERT INTO regions VALUES (1, 'north'), (2, 'south'), (3, 'east');"
           + " DELETE FROM regions WHERE name = 'south';"
+          + " UPDATE regions SET name = UPPER(name) WHERE id = 3;"
           + " CREATE MATERIALIZED VIEW region_names AS SELECT name FROM regions WHERE id > 1;"
           + " SELECT id, name FROM regions ORDER BY id; SHOW TABLES");
-      assertThat(out).contains("CREATE TABLE", "INSERT 0 3", "DELETE 1", "CREATE MATERIALIZED VIEW")
-          .contains(" 1 | north", " 3 | east").doesNotContain("south")
+      assertThat(out).contains("CREATE TABLE", "INSERT 0 3", "DELETE 1", "UPDATE 1", "CREATE MATERIALIZED VIEW")
+          .contains(" 1 | north", " 3 | EAST").doesNotContain("south")
           .contains("regions | CREATE TABLE regions (id BIGINT PRIMARY KEY, name VARCHAR)");
-      await().atMost(Duration.ofMinutes(1)).until(() -> psql(server, "SELECT name FROM region_names").contains(" east\n(1 row)"));
+      await().atMost(Duration.ofMinutes(1)).until(() -> psql(server, "SELECT name FROM region_names").contains(" EAST\n(1 row)"));
       String bad = psql(server, "INSERT INTO regions VALUES (3, 'west')");
       assertThat(bad).contains("ERROR:  insert into 'regions' refused: a row with key [3] exists");
       String wrong = psql(server, "INSERT INTO regions (id, nosuch) VALUES (4, 'x')");

@@ -106,6 +106,11 @@ public final class SqlEngine {
         return tables.delete(t);
       }
     }
+    if (t.accept("update")) {
+      synchronized (this) {
+        return tables.update(t);
+      }
+    }
     if (t.accept("show")) {
       return show(t);
     }
@@ -139,7 +144,7 @@ public final class SqlEngine {
     }
     if (first.equals("create") || first.equals("insert") || first.equals("delete") || first.equals("update")) {
       throw SqlException.notSupported(first.toUpperCase(Locale.ROOT) + " " + t.peek(1).text().toUpperCase(Locale.ROOT)
-          + " (Tide takes CREATE SOURCE, CREATE TABLE, CREATE MATERIALIZED VIEW, INSERT INTO and DELETE FROM; sinks are not built yet)");
+          + " (Tide takes CREATE SOURCE, CREATE TABLE, CREATE MATERIALIZED VIEW, INSERT INTO, UPDATE and DELETE FROM; sinks are not built yet)");
     }
     throw t.error("unknown statement; see docs/sql.md for the statements Tide takes");
   }

@@ -19,7 +19,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * {@code CREATE TABLE}, {@code INSERT} and {@code DELETE}: a table is a job whose table source emits
+ * {@code CREATE TABLE}, {@code INSERT}, {@code UPDATE} and {@code DELETE}: a table is a job whose table source emits
  * the rows statements write ({@link PlanBuilder#table}) into a materialized view with a changelog,
  * so views read and join it like any view ({@link UpstreamViews}), and {@code SELECT} reads its
  * committed rows. A write is checked against the committed rows (one row per primary key, as in
@@ -222,13 +222,104 @@ final class Tables {
     return Result.command("DELETE " + rows.rows().size());
   }
 
+  /**
+   * {@code UPDATE t SET col = expr, ... [WHERE condition]}: each committed row that satisfies the
+   * condition is replaced by the row the expressions give (evaluated over the old row); a changed
+   * key must stay unique.
+   */
+  Result update(Tokens t) {
+    int namePos = t.peek().position();
+    String name = t.identifier("a table name");
+    TableCatalog table = table(name, namePos, "update");
+    Schema schema = Types.schema(table.getColumnsList());
+    t.expect("set");
+    String[] exprs = new String[schema.size()];
+    do {
+      int pos = t.peek().position();
+      String c = t.identifier("a column name");
+      int i = schema.indexOf(c);
+      if (i < 0 || exprs[i] != null) {
+        throw new SqlException(i < 0 ? SqlException.UNDEFINED_COLUMN : SqlException.SYNTAX, "update of '" + name + "' refused: "
+            + (i < 0 ? "no column '" + c + "'; columns: " + schema.names() : "column '" + c + "' is set twice"), pos);
+      }
+      t.expect("=");
+      int start = t.restOffset();
+      int depth = 0;
+      while (!t.atEnd() && !(depth == 0 && (t.peek().text().equals(",") || t.peek().ident().equals("where")))) {
+        depth += t.peek().text().equals("(") ? 1 : t.peek().text().equals(")") ? -1 : 0;
+        t.next();
+      }
+      exprs[i] = t.sql().substring(start, t.atEnd() ? t.sql().length() : t.restOffset()).trim();
+      if (exprs[i].isEmpty()) {
+        throw t.error("expected an expression for column '" + c + "'");
+      }
+    } while (t.accept(","));
+    String where = "";
+    if (t.accept("where")) {
+      where = " WHERE " + t.sql().substring(t.restOffset());
+    } else {
+      t.expectEnd();
+    }
+    StringBuilder select = new StringBuilder("SELECT ");
+    for (int i = 0; i < schema.size(); i++) {
+      select.append('"').append(schema.field(i).name()).append("\", ");
+    }
+    for (int i = 0; i < schema.size(); i++) {
+      select.append(i > 0 ? ", " : "").append(exprs[i] == null ? "\"" + schema.field(i).name() + "\"" : "(" + exprs[i] + ")");
+    }
+    select.append(" FROM \"").append(name).append('"').append(where);
+    Result rows = engine.query(select.toString());
+    int n = schema.size();
+    int[] pk = Types.ints(table.getPkList());
+    Set<List<Object>> keys = new HashSet<>();
+    for (Object[] row : cluster.scan(name)) {
+      keys.add(key(row, pk));
+    }
+    List<Object[]> olds = new ArrayList<>();
+    List<Object[]> news = new ArrayList<>();
+    for (Object[] r : rows.rows()) {
+      Object[] old = Arrays.copyOf(r, n);
+      Object[] neu = new Object[n];
+      for (int i = 0; i < n; i++) {
+        neu[i] = coerce(r[n + i], schema.field(i), name);
+      }
+      keys.remove(key(old, pk));
+      olds.add(old);
+      news.add(neu);
+    }
+    Dml.Builder dml = Dml.newBuilder();
+    List<DmlRow> inserts = new ArrayList<>();
+    for (int r = 0; r < olds.size(); r++) {
+      Object[] neu = news.get(r);
+      for (int k : pk) {
+        if (neu[k] == null) {
+          throw new SqlException("23502", "update of '" + name + "' refused: key column '" + schema.field(k).name()
+              + "' would be null; nothing was written");
+        }
+      }
+      if (!keys.add(key(neu, pk))) {
+        throw new SqlException("23505", "update of '" + name + "' refused: two rows would have key " + key(neu, pk)
+            + " (duplicate key value violates the primary key); nothing was written");
+      }
+      if (!Arrays.equals(olds.get(r), neu)) {
+        dml.addRows(row(olds.get(r), schema, true)); // every delete before the inserts: keys may move between rows
+        inserts.add(row(neu, schema, false));
+      }
+    }
+    dml.addAllRows(inserts);
+    if (dml.getRowsCount() > 0) {
+      write(name, dml.build(), "update");
+    }
+    return Result.command("UPDATE " + olds.size());
+  }
+
   private TableCatalog table(String name, int pos, String what) {
     CatalogEntry e = cluster.catalog().get(name);
     TableCatalog t = e == null || !e.kind().equals(CatalogEntry.TABLE) ? null : engine.view(name);
     if (t == null) {
       throw new SqlException(SqlException.UNDEFINED_TABLE, what + " refused: unknown table '" + name + "'"
           + (e != null || engine.view(name) != null ? " ('" + name + "' is a " + (e == null ? "view" : e.kind())
-              + "; only tables take INSERT and DELETE)" : ""), pos);
+              + "; only tables take INSERT, UPDATE and DELETE)" : ""), pos);
     }
     return t;
   }
