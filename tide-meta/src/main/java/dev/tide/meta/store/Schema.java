@@ -40,7 +40,18 @@ import java.util.List;
  *       the tables an operator configured.
  * </ul>
  *
- * <p>Version 4 (the SQL catalog survives a meta restart):
+ * <p>Version 4 (the compute pool; scaling decisions kept):
+ *
+ * <ul>
+ *   <li>{@code workers.resource_id}: the compute pool's resource a node was launched for ({@code ''} when
+ *       started by hand).
+ *   <li>{@code pool_resources(resource_id, pool, units, requested_at_ms)}: resources (compute nodes) the
+ *       compute pool's keeper requested and has not released.
+ *   <li>{@code scaling_decisions(scope, seq, at_ms, decision)}: the latest decisions with their reasons per
+ *       scope ({@code job:NAME} for the autoscaler, {@code pool:NAME} for a pool's keeper).
+ * </ul>
+ *
+ * <p>Version 5 (the SQL catalog survives a meta restart):
  *
  * <ul>
  *   <li>{@code catalog(name, kind, definition, depends_on)}: each source, table, view and sink of the
@@ -71,7 +82,13 @@ final class Schema {
       new Migration(3, "obsolete SSTs awaiting deletion, table optimizing properties", List.of(
           "CREATE TABLE obsolete_ssts (sst_id BIGINT PRIMARY KEY, dropped_by_version BIGINT NOT NULL, sst {BYTES} NOT NULL)",
           "CREATE TABLE optimizing_tables (table_id BIGINT PRIMARY KEY, properties TEXT NOT NULL)")),
-      new Migration(4, "SQL catalog objects", List.of(
+      new Migration(4, "compute pool resources, worker resource ids, scaling decisions", List.of(
+          "ALTER TABLE workers ADD COLUMN resource_id TEXT NOT NULL DEFAULT ''",
+          "CREATE TABLE pool_resources (resource_id TEXT PRIMARY KEY, pool TEXT NOT NULL, units INTEGER NOT NULL,"
+              + " requested_at_ms BIGINT NOT NULL)",
+          "CREATE TABLE scaling_decisions (scope TEXT NOT NULL, seq BIGINT NOT NULL, at_ms BIGINT NOT NULL, decision TEXT NOT NULL,"
+              + " PRIMARY KEY (scope, seq))")),
+      new Migration(5, "SQL catalog objects", List.of(
           "CREATE TABLE catalog (name TEXT PRIMARY KEY, kind TEXT NOT NULL, definition TEXT NOT NULL, depends_on TEXT NOT NULL)"))));
 
   /** The schema version this code writes and the newest it can open. */
