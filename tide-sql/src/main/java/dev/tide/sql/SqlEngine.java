@@ -47,13 +47,16 @@ import org.apache.calcite.tools.ValidationException;
 
 /**
  * Runs SQL statements against a cluster. Tide parses its own statements (CREATE SOURCE, CREATE
- * MATERIALIZED VIEW's head, SHOW, DESCRIBE, EXPLAIN, DROP, ALTER, SET); queries are parsed,
- * validated and planned by Calcite: a view's query is lowered onto Tide's plan IR
- * ({@link StreamPlanner}), a SELECT is answered by Calcite over the committed rows of views.
+ * TABLE, CREATE MATERIALIZED VIEW's head, INSERT/UPDATE/DELETE heads ({@link Tables}), SHOW,
+ * DESCRIBE, EXPLAIN, DROP, ALTER, SET); queries are parsed, validated and planned by Calcite: a
+ * view's query is lowered onto Tide's plan IR ({@link StreamPlanner}, views over views through
+ * {@link UpstreamViews}), a SELECT is answered by Calcite over the committed rows of views and tables.
  *
- * <p>Every statement is validated completely before anything changes. Sources live in this engine
- * (not yet in the meta store); views are the cluster's jobs. Thread-safety: statements that change
- * the catalog are serialized on this object; queries run concurrently.
+ * <p>Every statement is validated completely before anything changes. The catalog (sources, tables,
+ * views) is the cluster's, durable in its meta store ({@link SqlCluster#catalog()}); this engine
+ * keeps none of it, so engines of one cluster agree and survive a meta restart; views and tables are
+ * also the cluster's jobs. Thread-safety: statements that change the catalog or write tables are
+ * serialized on this object; queries run concurrently.
  */
 public final class SqlEngine {
   /** One statement of a client's text and its offset in it. */
