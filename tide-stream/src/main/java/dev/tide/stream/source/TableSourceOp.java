@@ -31,6 +31,7 @@ public final class TableSourceOp implements SourceOperator {
   private final int[] columns;
   private final ActorContext ctx;
   private final ArrayDeque<StreamChunk> pending = new ArrayDeque<>();
+  private boolean ownsSplit;
 
   public TableSourceOp(SourceNode node, List<DataType> tableTypes, ActorContext ctx) {
     this.types = tableTypes.toArray(new DataType[0]);
@@ -60,7 +61,14 @@ public final class TableSourceOp implements SourceOperator {
   }
 
   @Override
-  public void updateSplits(List<Integer> splits) {}
+  public void open() {
+    updateSplits(ctx.splits());
+  }
+
+  @Override
+  public void updateSplits(List<Integer> splits) {
+    ownsSplit = splits.contains(0);
+  }
 
   @Override
   public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
@@ -68,7 +76,7 @@ public final class TableSourceOp implements SourceOperator {
       out.emit(pending.poll());
     }
     if (barrier.mutation() == null || !barrier.mutation().hasDml() || barrier.mutation().getDml().getJobId() != ctx.jobId()
-        || !ctx.splits().contains(0)) {
+        || !ownsSplit) {
       return;
     }
     DataType[] outTypes = new DataType[columns.length];
