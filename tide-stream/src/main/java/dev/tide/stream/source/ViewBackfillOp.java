@@ -13,7 +13,9 @@ import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.plan.Types;
 import dev.tide.stream.state.Changelog;
 import dev.tide.stream.state.StateTable;
-import java.util.ArrayDeque;
+import dev.tide.common.codec.ValueCodec;
+import dev.tide.storage.CloseableIterator;
+import dev.tide.storage.KeyValue;
 import java.util.List;
 
 /**
@@ -40,8 +42,9 @@ import java.util.List;
  *
  * Nothing is lost or counted twice across the switch: the snapshot holds exactly the changes of
  * epochs {@code <= S} and the changelog is read from {@code S + 1}. A split's offset advances only
- * with the rows it covers, in the same epoch of this job (rows still buffered are emitted at the
- * barrier, before the offsets are saved), so recovery replays exactly the uncommitted suffix. A
+ * with the rows it covers, in the same epoch of this job (a split's read under way is finished at
+ * the barrier, before the offsets are saved; rows stream out a chunk at a time, so a vnode's
+ * snapshot is never held whole), so recovery replays exactly the uncommitted suffix. A
  * reschedule of this job moves splits with their offsets, as for any source; a reschedule of the
  * upstream job changes nothing here, as its state is keyed by vnode whichever actor wrote it. While
  * this job is paused it reads nothing and catches up on resume; while the upstream is paused its
@@ -62,7 +65,6 @@ public final class ViewBackfillOp implements SourceOperator {
   private final int stateTableId;
   private final ActorContext ctx;
   private final ChunkBuilder builder;
-  private final ArrayDeque<StreamChunk> pending = new ArrayDeque<>();
   private int[] splits;
   private long[] offsets;
   private long[] stored;
@@ -71,9 +73,11 @@ public final class ViewBackfillOp implements SourceOperator {
   private boolean paused;
   private long target;
   private int cursor;
-  /** The split whose rows {@link #pending} holds, and its offset once they are emitted. */
-  private int pendingSplit = -1;
-  private long pendingOffset;
+  /** The read of one split under way (null: none), whether it is a snapshot, its split and the offset it reaches. */
+  private CloseableIterator<KeyValue> reading;
+  private boolean snapshot;
+  private int readingSplit;
+  private long readingTo;
 
   public ViewBackfillOp(SourceNode node, ActorContext ctx) {
     this.upstream = node.getUpstream();
@@ -100,9 +104,7 @@ public final class ViewBackfillOp implements SourceOperator {
   public void updateSplits(List<Integer> newSplits) {
     splits = newSplits.stream().mapToInt(Integer::intValue).toArray();
     offsets = null;
-    cursor = 0;
-    pending.clear(); // empty here: onBarrier emitted them
-    pendingSplit = -1;
+    cursor = 0; // no read is under way: onBarrier finished it
   }
 
   private void ensureLoaded() {
@@ -122,8 +124,8 @@ public final class ViewBackfillOp implements SourceOperator {
     if (!started || paused || splits.length == 0) {
       return null;
     }
-    if (!pending.isEmpty()) {
-      return takePending();
+    if (reading != null) {
+      return readChunk();
     }
     ensureLoaded();
     StateStore store = ctx.store();
@@ -136,12 +138,10 @@ public final class ViewBackfillOp implements SourceOperator {
         continue;
       }
       StateStore.CommittedRead read = store.committedRead();
-      long reached;
-      if (offsets[i] == 0) {
-        reached = read.epoch();
-        for (Object[] row : Changelog.rows(read, upstream.getTable().getTableId(), splits[i], tableTypes)) {
-          add(Op.INSERT.code(), row);
-        }
+      snapshot = offsets[i] == 0;
+      if (snapshot) {
+        readingTo = read.epoch();
+        reading = Changelog.scanRows(read, upstream.getTable().getTableId(), splits[i]);
       } else {
         long floor = Changelog.floor(read, upstream.getChangelogTableId(), splits[i]);
         if (floor > offsets[i] + 1) {
@@ -149,45 +149,48 @@ public final class ViewBackfillOp implements SourceOperator {
               + ") fell behind its changelog: it read up to epoch " + offsets[i] + " but changes are kept from epoch " + floor
               + " (" + Changelog.RETENTION_EPOCHS + " epochs); recreate the view that reads it");
         }
-        reached = target;
-        for (Changelog.Change c : Changelog.read(read, upstream.getChangelogTableId(), splits[i], offsets[i], target, tableTypes)) {
-          add(c.insert() ? Op.INSERT.code() : Op.DELETE.code(), c.row());
-        }
+        readingTo = target;
+        reading = Changelog.scanChanges(read, upstream.getChangelogTableId(), splits[i], offsets[i], target);
       }
-      StreamChunk last = builder.take();
-      if (last != null) {
-        pending.add(last);
+      readingSplit = i;
+      StreamChunk c = readChunk();
+      if (c != null) {
+        return c;
       }
-      if (pending.isEmpty()) {
-        offsets[i] = reached;
-        continue;
-      }
-      pendingSplit = i;
-      pendingOffset = reached;
-      return takePending();
     }
     return null;
   }
 
-  private void add(byte op, Object[] row) {
-    Object[] out = new Object[columns.length];
-    for (int c = 0; c < columns.length; c++) {
-      out[c] = row[columns[c]];
+  /**
+   * The next chunk of the split being read, or null when it had no more rows; once its last row is
+   * taken the split's offset advances and the read ends.
+   */
+  private StreamChunk readChunk() {
+    while (reading.hasNext()) {
+      KeyValue kv = reading.next();
+      Object[] row;
+      byte op;
+      if (snapshot) {
+        row = ValueCodec.decode(tableTypes, kv.value());
+        op = Op.INSERT.code();
+      } else {
+        Changelog.Change c = Changelog.change(kv, tableTypes);
+        row = c.row();
+        op = c.insert() ? Op.INSERT.code() : Op.DELETE.code();
+      }
+      Object[] out = new Object[columns.length];
+      for (int c = 0; c < columns.length; c++) {
+        out[c] = row[columns[c]];
+      }
+      StreamChunk full = builder.appendRow(op, out);
+      if (full != null) {
+        return full;
+      }
     }
-    StreamChunk full = builder.appendRow(op, out);
-    if (full != null) {
-      pending.add(full);
-    }
-  }
-
-  /** The next buffered chunk; the split's offset advances with its last one. */
-  private StreamChunk takePending() {
-    StreamChunk c = pending.poll();
-    if (pending.isEmpty()) {
-      offsets[pendingSplit] = pendingOffset;
-      pendingSplit = -1;
-    }
-    return c;
+    reading.close();
+    reading = null;
+    offsets[readingSplit] = readingTo;
+    return builder.take();
   }
 
   @Override
@@ -195,7 +198,7 @@ public final class ViewBackfillOp implements SourceOperator {
     if (!started || paused || splits.length == 0) {
       return Long.MAX_VALUE;
     }
-    if (!pending.isEmpty() || offsets == null) {
+    if (reading != null || offsets == null) {
       return 0;
     }
     if (cursor < splits.length) {
@@ -205,14 +208,25 @@ public final class ViewBackfillOp implements SourceOperator {
   }
 
   @Override
+  public void close() {
+    if (reading != null) {
+      reading.close(); // unpins the version it reads
+      reading = null;
+    }
+  }
+
+  @Override
   public boolean ended() {
     return false; // a view never ends
   }
 
   @Override
   public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
-    while (!pending.isEmpty()) {
-      out.emit(takePending()); // a split's rows and its offset belong to one epoch
+    while (reading != null) { // a split's rows and its new offset belong to one epoch
+      StreamChunk c = readChunk();
+      if (c != null) {
+        out.emit(c);
+      }
     }
     started = true;
     paused = barrier.pausedAfter(ctx.jobId(), paused);

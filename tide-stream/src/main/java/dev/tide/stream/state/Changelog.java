@@ -143,36 +143,40 @@ public final class Changelog {
     return (Long) d.read(DataType.BIGINT);
   }
 
-  /** The changes of {@code vnode} in epochs {@code (afterEpoch, uptoEpoch]}, in order, from {@code read}. */
-  public static List<Change> read(StateStore.CommittedRead read, int tableId, int vnode, long afterEpoch, long uptoEpoch,
-      DataType[] types) {
+  /** The entries of {@code vnode}'s changes in epochs {@code (afterEpoch, uptoEpoch]}, in order ({@link #change} decodes one); close it. */
+  public static CloseableIterator<KeyValue> scanChanges(StateStore.CommittedRead read, int tableId, int vnode, long afterEpoch,
+      long uptoEpoch) {
     byte[] from = new KeyEncoder().startStateKey(tableId, vnode).putLong(afterEpoch + 1).toByteArray();
     byte[] to = new KeyEncoder().startStateKey(tableId, vnode).putLong(uptoEpoch + 1).toByteArray();
+    return read.scan(from, to);
+  }
+
+  /** The change an entry of {@link #scanChanges} holds. */
+  public static Change change(KeyValue kv, DataType[] types) {
+    KeyDecoder d = new KeyDecoder(kv.key(), 6);
+    d.read(DataType.BIGINT);
+    d.read(DataType.BIGINT);
+    int op = (Integer) d.read(DataType.INT);
+    return new Change(op == 0, ValueCodec.decode(types, kv.value()));
+  }
+
+  /** {@link #scanChanges} read whole. */
+  public static List<Change> read(StateStore.CommittedRead read, int tableId, int vnode, long afterEpoch, long uptoEpoch,
+      DataType[] types) {
     List<Change> out = new ArrayList<>();
-    try (CloseableIterator<KeyValue> it = read.scan(from, to)) {
+    try (CloseableIterator<KeyValue> it = scanChanges(read, tableId, vnode, afterEpoch, uptoEpoch)) {
       while (it.hasNext()) {
-        KeyValue kv = it.next();
-        KeyDecoder d = new KeyDecoder(kv.key(), 6);
-        d.read(DataType.BIGINT);
-        d.read(DataType.BIGINT);
-        int op = (Integer) d.read(DataType.INT);
-        out.add(new Change(op == 0, ValueCodec.decode(types, kv.value())));
+        out.add(change(it.next(), types));
       }
     }
     return out;
   }
 
-  /** The rows of a table's {@code vnode} in {@code read}, in key order. */
-  public static List<Object[]> rows(StateStore.CommittedRead read, int tableId, int vnode, DataType[] types) {
+  /** The entries of a table's {@code vnode} in {@code read}, in key order (values are rows); close it. */
+  public static CloseableIterator<KeyValue> scanRows(StateStore.CommittedRead read, int tableId, int vnode) {
     byte[] from = new KeyEncoder().startStateKey(tableId, vnode).toByteArray();
     byte[] to = vnode == 0xFFFF ? new KeyEncoder().startStateKey(tableId + 1, 0).toByteArray()
         : new KeyEncoder().startStateKey(tableId, vnode + 1).toByteArray();
-    List<Object[]> out = new ArrayList<>();
-    try (CloseableIterator<KeyValue> it = read.scan(from, to)) {
-      while (it.hasNext()) {
-        out.add(ValueCodec.decode(types, it.next().value()));
-      }
-    }
-    return out;
+    return read.scan(from, to);
   }
 }
