@@ -90,8 +90,8 @@ public final class CommittedViews {
     List<SourceProgress> out = new ArrayList<>();
     for (Fragment f : job.getFragmentsList()) {
       for (PlanNode n : f.getNodesList()) {
-        if (!n.hasSource() || !n.getSource().getConnector().equals("nexmark")) {
-          continue; // other connectors keep other offsets (a view's source: epochs of its upstream)
+        if (!n.hasSource() || !(n.getSource().getConnector().isEmpty() || n.getSource().getConnector().equals("nexmark"))) {
+          continue; // a connector's offsets are its own (Kafka: per partition; a view's source: upstream epochs)
         }
         long events = NexmarkSourceOptions.parse(n.getSource().getOptionsMap()).get(NexmarkSourceOptions.EVENTS);
         NexmarkTable table = NexmarkTable.valueOf(n.getSource().getTable().toUpperCase(Locale.ROOT));

@@ -43,6 +43,31 @@ public final class ComputePoolRuntime implements AutoCloseable {
   }
 
   /**
+   * Checks a {@code tide meta} process's {@code compute-pool.*} options before anything starts.
+   *
+   * @throws ConfigException naming the option, its value and the rule
+   */
+  public static void checkForMetaProcess(Config config) {
+    if (!ComputePoolOptions.enabled(config)) {
+      return;
+    }
+    String provider = config.get(ComputePoolOptions.PROVIDER);
+    if (provider.equals(InProcessProvider.NAME)) {
+      throw new ConfigException(ComputePoolOptions.PROVIDER.key(), "in-process: in-process compute nodes run only in the embedded"
+          + " cluster (./tide playground); a meta process launches local or kubernetes ones");
+    }
+    if (provider.equals(LocalProcessProvider.NAME) && config.isSet(S3Config.BUCKET)) {
+      throw new ConfigException(ComputePoolOptions.PROVIDER.key(), "local: local compute nodes read meta's local object"
+          + " directory, but the object store is S3 (s3.bucket); use kubernetes, or start compute nodes by hand");
+    }
+    if (provider.equals(KubernetesProvider.NAME) && !config.get(KubernetesOptions.ENABLED)) {
+      throw new ConfigException(ComputePoolOptions.PROVIDER.key(), "kubernetes: needs " + KubernetesOptions.ENABLED.key()
+          + "=true and its settings (namespace, image, meta address, Secrets)");
+    }
+    ComputePoolOptions.definition(config);
+  }
+
+  /**
    * The pool of a {@code tide meta} process, started; empty when {@code compute-pool.provider} is {@code none}.
    *
    * @param selfAddress meta's gRPC address as child processes reach it
@@ -53,15 +78,12 @@ public final class ComputePoolRuntime implements AutoCloseable {
     if (!ComputePoolOptions.enabled(config)) {
       return Optional.empty();
     }
+    checkForMetaProcess(config);
     String provider = config.get(ComputePoolOptions.PROVIDER);
     List<AutoCloseable> owned = new ArrayList<>();
     ResourceProvider p;
     switch (provider) {
       case LocalProcessProvider.NAME -> {
-        if (config.isSet(S3Config.BUCKET)) {
-          throw new ConfigException(ComputePoolOptions.PROVIDER.key(), "local: local compute nodes read meta's local object"
-              + " directory, but the object store is S3 (s3.bucket); use kubernetes, or start compute nodes by hand");
-        }
         List<String> args = new ArrayList<>(List.of("--data-dir", ProcessOptions.dataDir(config).toAbsolutePath().toString()));
         String objects = config.get(ProcessOptions.OBJECT_STORE_DIR);
         if (!objects.isBlank()) {
@@ -74,13 +96,10 @@ public final class ComputePoolRuntime implements AutoCloseable {
             token.map(t -> t.header().substring("Bearer ".length())), base.stopTimeout(), args, LaunchRole.COMPUTE));
       }
       case KubernetesProvider.NAME -> {
-        KubernetesProvider k = KubernetesOptions.open(config).orElseThrow(() -> new ConfigException(ComputePoolOptions.PROVIDER.key(),
-            "kubernetes: needs " + KubernetesOptions.ENABLED.key() + "=true and its settings (namespace, image, meta address, Secrets)"));
+        KubernetesProvider k = KubernetesOptions.open(config).orElseThrow();
         owned.add(k);
         p = k.forRole(LaunchRole.COMPUTE);
       }
-      case InProcessProvider.NAME -> throw new ConfigException(ComputePoolOptions.PROVIDER.key(), "in-process: in-process compute"
-          + " nodes run only in the embedded cluster (./tide playground); a meta process launches local or kubernetes ones");
       default -> throw new ConfigException(ComputePoolOptions.PROVIDER.key(), provider + ": unknown provider");
     }
     owned.add(0, p);

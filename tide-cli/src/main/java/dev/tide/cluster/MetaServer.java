@@ -94,6 +94,7 @@ public final class MetaServer implements AutoCloseable {
       throw new IllegalArgumentException("meta.listen host '" + listen.host() + "' does not resolve");
     }
     ClusterToken.requireForBind(token, bind.getAddress(), "meta");
+    ComputePoolRuntime.checkForMetaProcess(config);
     // A port in use refuses the start before the store is opened, so a failed start leaves no meta.db behind.
     requireFree(bind, "meta", listen, "meta.listen (--listen)");
     int httpPortWanted = config.get(ProcessOptions.META_HTTP_PORT);
@@ -147,6 +148,7 @@ public final class MetaServer implements AutoCloseable {
       groups.keepers().bindMetrics(metrics.registry());
       groups.start();
       pool = ComputePoolRuntime.forMetaProcess(config, meta, store, clock, selfAddress, token);
+      pool.ifPresent(p -> p.pool().bindMetrics(metrics.registry()));
       Optional<ComputePoolRuntime> poolRuntime = pool;
       late.addService(guarded(new PoolGrpcService(() -> poolRuntime.map(ComputePoolRuntime::pool), m::workerHealth), token));
       // The dashboard reads and acts through the admin API at meta's own port, as tide ctl does.

@@ -48,7 +48,11 @@ class ComputePoolEndToEndTest {
       JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", options));
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(4), false));
 
+      io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+      pool.bindMetrics(meters);
       await().atMost(Duration.ofMinutes(1)).until(() -> launchedHosting(cluster) > 0);
+      assertThat(meters.get("tide.compute.pool.wanted.slots").gauge().value()).isEqualTo(4);
+      assertThat(meters.get("tide.compute.pool.launched.nodes").gauge().value()).isEqualTo(1);
       assertThat(pool.view().recentActions()).extracting(KeeperAction::reason).anySatisfy(r -> assertThat(r).startsWith("scale-up 1"));
       try (AdminServer admin = AdminServer.start(0, cluster.meta(), slots -> 0,
           new PoolGrpcService(cluster::computePool, cluster.meta()::workerHealth))) {

@@ -47,7 +47,7 @@ import org.apache.calcite.tools.ValidationException;
 
 /**
  * Runs SQL statements against a cluster. Tide parses its own statements (CREATE SOURCE, CREATE
- * TABLE, CREATE MATERIALIZED VIEW's head, INSERT/UPDATE/DELETE heads ({@link Tables}), SHOW,
+ * TABLE, CREATE SINK, CREATE MATERIALIZED VIEW's head, INSERT/UPDATE/DELETE heads ({@link Tables}), SHOW,
  * DESCRIBE, EXPLAIN, DROP, ALTER, SET); queries are parsed, validated and planned by Calcite: a
  * view's query is lowered onto Tide's plan IR ({@link StreamPlanner}, views over views through
  * {@link UpstreamViews}), a SELECT is answered by Calcite over the committed rows of views and tables.
@@ -93,6 +93,9 @@ public final class SqlEngine {
     }
     if (t.accept("create", "materialized", "view")) {
       return createView(t);
+    }
+    if (t.accept("create", "sink")) {
+      return createSink(t);
     }
     if (t.accept("create", "table")) {
       synchronized (this) {
@@ -147,7 +150,7 @@ public final class SqlEngine {
     }
     if (first.equals("create") || first.equals("insert") || first.equals("delete") || first.equals("update")) {
       throw SqlException.notSupported(first.toUpperCase(Locale.ROOT) + " " + t.peek(1).text().toUpperCase(Locale.ROOT)
-          + " (Tide takes CREATE SOURCE, CREATE TABLE, CREATE MATERIALIZED VIEW, INSERT INTO, UPDATE and DELETE FROM; sinks are not built yet)");
+          + " (Tide takes CREATE SOURCE, CREATE TABLE, CREATE MATERIALIZED VIEW, CREATE SINK, INSERT INTO, UPDATE and DELETE FROM)");
     }
     throw t.error("unknown statement; see docs/sql.md for the statements Tide takes");
   }
@@ -235,27 +238,19 @@ public final class SqlEngine {
       } while (t.accept(","));
       t.expect(")");
     }
-    Map<String, String> with = new LinkedHashMap<>();
-    t.expect("with");
-    t.expect("(");
-    do {
-      StringBuilder key = new StringBuilder(t.identifier("an option name"));
-      while (t.accept(".") || t.accept("-")) {
-        key.append(t.peek(-1).text()).append(t.identifier("an option name"));
-      }
-      t.expect("=");
-      Tokens.Token v = t.next();
-      if (v.kind() != Tokens.Kind.STRING && v.kind() != Tokens.Kind.NUMBER && v.kind() != Tokens.Kind.WORD) {
-        throw new SqlException(SqlException.SYNTAX, "syntax error: option '" + key + "' needs a value, e.g. '1000'", v.position());
-      }
-      with.put(key.toString().toLowerCase(Locale.ROOT), v.text());
-    } while (t.accept(","));
-    t.expect(")");
+    Map<String, String> with = withOptions(t);
     t.expectEnd();
 
     String connector = with.remove("connector");
     if (connector == null) {
-      throw new SqlException(SqlException.INVALID_PARAMETER, "create source '" + name + "' refused: WITH needs connector = 'nexmark'");
+      throw new SqlException(SqlException.INVALID_PARAMETER, "create source '" + name + "' refused: WITH needs connector = 'nexmark' or 'kafka'");
+    }
+    if (!connector.equalsIgnoreCase("nexmark")) {
+      List<ConnectorSpecs.Declared> declared = new ArrayList<>();
+      for (int i = 0; i < cols.size(); i++) {
+        declared.add(new ConnectorSpecs.Declared(cols.get(i)[0], cols.get(i)[1], colPos.get(i)));
+      }
+      return connectorSource(name, connector.toLowerCase(Locale.ROOT), with, declared, wmColumn, wmDelay, t.sql());
     }
     String table = with.remove("nexmark.table.type");
     if (table == null) {
@@ -300,6 +295,35 @@ public final class SqlEngine {
         wmColumn, wmDelay, t.sql());
   }
 
+  /** {@code WITH ( key = value, ... )}: keys lower-cased, joined across '.' and '-'. */
+  private static Map<String, String> withOptions(Tokens t) {
+    Map<String, String> with = new LinkedHashMap<>();
+    t.expect("with");
+    t.expect("(");
+    do {
+      StringBuilder key = new StringBuilder(t.identifier("an option name"));
+      while (t.accept(".") || t.accept("-")) {
+        key.append(t.peek(-1).text()).append(t.identifier("an option name"));
+      }
+      t.expect("=");
+      Tokens.Token v = t.next();
+      if (v.kind() != Tokens.Kind.STRING && v.kind() != Tokens.Kind.NUMBER && v.kind() != Tokens.Kind.WORD) {
+        throw new SqlException(SqlException.SYNTAX, "syntax error: option '" + key + "' needs a value, e.g. '1000'", v.position());
+      }
+      with.put(key.toString().toLowerCase(Locale.ROOT), v.text());
+    } while (t.accept(","));
+    t.expect(")");
+    return with;
+  }
+
+  /** A source of an external connector (kafka): its WITH options mapped by {@link ConnectorSpecs}, checked by the connector. */
+  private static SourceDef connectorSource(String name, String connector, Map<String, String> with,
+      List<ConnectorSpecs.Declared> declared, String wmColumn, long wmDelay, String sql) {
+    Map<String, String> options = ConnectorSpecs.sourceOptions(name, connector, with, declared, wmColumn, wmDelay);
+    SourceCatalog.SourceInfo info = ConnectorSpecs.describeSource(name, connector, options, !declared.isEmpty());
+    return new SourceDef(name, connector, name, options, info.schema().fields(), wmColumn, wmDelay, sql);
+  }
+
   static DataType typeNamed(String type) {
     String t = type.replaceAll("\\(.*\\)", "").trim();
     return switch (t) {
@@ -315,6 +339,72 @@ public final class SqlEngine {
 
   boolean exists(String name) {
     return cluster.catalog().containsKey(name) || view(name) != null;
+  }
+
+  // ---- CREATE SINK ----
+
+  /**
+   * {@code CREATE SINK k FROM v WITH (connector = 'kafka' | 'postgres', ...)}: a job named {@code k}
+   * that runs the query of view {@code v} (or reads source {@code v}) and ends in the connector's
+   * sink instead of a view. It computes the rows from the sources (read from their start position),
+   * it does not read {@code v}'s state: views over views need backfill, not built yet.
+   */
+  private synchronized Result createSink(Tokens t) {
+    boolean ifNotExists = t.accept("if", "not", "exists");
+    int namePos = t.peek().position();
+    String name = t.identifier("a sink name");
+    t.expect("from");
+    int fromPos = t.peek().position();
+    String from = t.identifier("the materialized view or source the sink reads");
+    Map<String, String> with = withOptions(t);
+    t.expectEnd();
+    String connector = with.remove("connector");
+    if (connector == null) {
+      throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: WITH needs connector = 'kafka' or 'postgres'");
+    }
+    Map<String, CatalogEntry> views = snapshotViews();
+    Map<String, SourceDef> sources = snapshotSources();
+    CatalogEntry view = views.get(from);
+    String query;
+    if (view != null) {
+      Tokens vt = new Tokens(view.sql());
+      vt.accept("create", "materialized", "view");
+      vt.identifier("the view name");
+      vt.expect("as");
+      query = view.sql().substring(vt.restOffset());
+    } else if (sources.containsKey(from)) {
+      query = "SELECT * FROM " + from;
+    } else {
+      throw new SqlException(SqlException.UNDEFINED_TABLE, "create sink '" + name + "' refused: '" + from
+          + "' is no materialized view created by SQL and no source; views: " + views.keySet() + ", sources: " + sources.keySet(), fromPos);
+    }
+    if (exists(name)) {
+      if (ifNotExists) {
+        return Result.command("CREATE SINK");
+      }
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create sink refused: '" + name + "' already exists", namePos);
+    }
+    Map<String, String> options = ConnectorSpecs.sinkOptions(with);
+    String c = connector.toLowerCase(Locale.ROOT);
+    StreamPlanner.Planned planned = plan(name, query, 0, s -> {
+      try {
+        s.sink(c, options);
+      } catch (PlanException e) {
+        throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: " + e.getMessage());
+      }
+    });
+    try {
+      cluster.create(planned.plan());
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new SqlException(SqlException.OBJECT_STATE, "create sink '" + name + "' refused: " + e.getMessage());
+    }
+    try {
+      persist(new CatalogEntry(name, CatalogEntry.SINK, t.sql(), List.of(from)), "create sink");
+    } catch (SqlException e) {
+      cluster.drop(name); // the sink is its job: nothing is left behind
+      throw e;
+    }
+    return Result.command("CREATE SINK");
   }
 
   // ---- CREATE MATERIALIZED VIEW ----
@@ -344,6 +434,11 @@ public final class SqlEngine {
   }
 
   private StreamPlanner.Planned planView(String name, String query, int offset) {
+    return plan(name, query, offset, s -> s.materialize(name));
+  }
+
+  /** The plan of job {@code name} running {@code query}, its output stream ended by {@code end}. */
+  private StreamPlanner.Planned plan(String name, String query, int offset, java.util.function.Consumer<dev.tide.stream.plan.PlanBuilder.Stream> end) {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new SqlException(SqlException.SYNTAX, "view name '" + name + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
@@ -355,7 +450,7 @@ public final class SqlEngine {
         throw validationError(e, query);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), viewJobs());
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), viewJobs(), end);
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -553,11 +648,12 @@ public final class SqlEngine {
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("connector", DataType.VARCHAR),
           new Column("table", DataType.VARCHAR), new Column("options", DataType.VARCHAR)), rows);
     }
-    if (t.accept("tables")) {
+    if (t.accept("sinks") || t.accept("tables")) {
+      String kind = t.peek(-1).ident().equals("sinks") ? CatalogEntry.SINK : CatalogEntry.TABLE;
       t.expectEnd();
       List<Object[]> rows = new ArrayList<>();
       for (CatalogEntry e : cluster.catalog().values()) {
-        if (e.kind().equals(CatalogEntry.TABLE)) {
+        if (e.kind().equals(kind)) {
           rows.add(new Object[] {e.name(), e.sql()});
         }
       }
@@ -587,7 +683,7 @@ public final class SqlEngine {
       case "standard_conforming_strings" -> "on";
       case "transaction_isolation", "transaction" -> "read committed";
       default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: SHOW " + var
-          + "; try SHOW SOURCES, SHOW TABLES or SHOW MATERIALIZED VIEWS");
+          + "; try SHOW SOURCES, SHOW TABLES, SHOW MATERIALIZED VIEWS or SHOW SINKS");
     };
     return Result.rows(List.of(new Column(var, DataType.VARCHAR)), List.<Object[]>of(new Object[] {value}));
   }
@@ -696,7 +792,7 @@ public final class SqlEngine {
     String detail = switch (n.getKindCase()) {
       case SOURCE -> n.getSource().hasUpstream() ? "view " + n.getSource().getTable() + " (its committed rows, then its changelog; "
           + n.getSource().getSplitCount() + " vnode splits)"
-          : n.getSource().getConnector().equals("table") ? "table " + n.getSource().getTable() + " (rows INSERT and DELETE write)"
+          : n.getSource().getConnector().equals("table") ? "table " + n.getSource().getTable() + " (rows INSERT, UPDATE and DELETE write)"
           : n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount();
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";
@@ -713,6 +809,22 @@ public final class SqlEngine {
   // ---- DROP, ALTER ----
 
   private synchronized Result drop(Tokens t) {
+    if (t.accept("sink")) {
+      boolean ifExists = t.accept("if", "exists");
+      int pos = t.peek().position();
+      String name = t.identifier("a sink name");
+      t.expectEnd();
+      CatalogEntry e = cluster.catalog().get(name);
+      if (e == null || !e.kind().equals(CatalogEntry.SINK)) {
+        if (ifExists) {
+          return Result.command("DROP SINK");
+        }
+        throw new SqlException(SqlException.UNDEFINED_TABLE, "drop sink refused: unknown sink '" + name + "'; sinks: "
+            + cluster.catalog().values().stream().filter(c -> c.kind().equals(CatalogEntry.SINK)).map(CatalogEntry::name).toList(), pos);
+      }
+      dropSink(name);
+      return Result.command("DROP SINK");
+    }
     boolean source = t.accept("source");
     boolean table = !source && t.accept("table");
     if (!source && !table && !t.accept("materialized", "view")) {
@@ -763,12 +875,14 @@ public final class SqlEngine {
       return;
     }
     if (!cascade) {
-      throw new SqlException(SqlException.DEPENDENT_OBJECTS, what + " '" + name + "' refused: materialized views " + dependents
+      throw new SqlException(SqlException.DEPENDENT_OBJECTS, what + " '" + name + "' refused: " + dependents
           + " read it; drop them first or add CASCADE");
     }
     for (String d : dependents) {
       dropDependents(what, d, catalog, true);
-      if (view(d) != null) {
+      if (catalog.get(d).kind().equals(CatalogEntry.SINK)) {
+        dropSink(d);
+      } else if (view(d) != null) {
         dropView(d);
       } else {
         dropCatalog(d, what);
@@ -785,6 +899,16 @@ public final class SqlEngine {
       cluster.drop(jobOf(name));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new SqlException(SqlException.OBJECT_STATE, "drop materialized view '" + name + "' refused: " + e.getMessage());
+    }
+  }
+
+  /** Drops a sink: its catalog entry, then its job. */
+  private void dropSink(String name) {
+    dropCatalog(name, "drop sink");
+    try {
+      cluster.drop(name);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new SqlException(SqlException.OBJECT_STATE, "drop sink '" + name + "' refused: " + e.getMessage());
     }
   }
 

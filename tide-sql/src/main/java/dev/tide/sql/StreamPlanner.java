@@ -71,6 +71,12 @@ final class StreamPlanner {
   /** @param viewJobs the job of each materialized view a query may read, by view name */
   static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources,
       Map<String, dev.tide.proto.plan.JobDefinition> viewJobs) {
+    return plan(view, rel, names, sources, viewJobs, s -> s.materialize(view));
+  }
+
+  /** The plan named {@code view} of {@code rel}, its projected output ended by {@code end} (a view, a sink). */
+  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources,
+      Map<String, dev.tide.proto.plan.JobDefinition> viewJobs, java.util.function.Consumer<Stream> end) {
     StreamPlanner p = new StreamPlanner(view, sources, viewJobs, rel.getCluster().getRexBuilder());
     try {
       Lowered l = p.lower(rel);
@@ -78,7 +84,7 @@ final class StreamPlanner {
       for (int i = 0; i < names.size(); i++) {
         out.add(new Named(Ex.col(l.name(i)), columnName(names.get(i), i)));
       }
-      l.stream().project(out).materialize(view);
+      end.accept(l.stream().project(out));
       return new Planned(p.builder.build(), p.used);
     } catch (PlanException e) {
       throw new SqlException(SqlException.NOT_SUPPORTED, "cannot plan view '" + view + "': " + e.getMessage());

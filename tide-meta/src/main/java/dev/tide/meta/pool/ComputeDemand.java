@@ -78,7 +78,10 @@ public record ComputeDemand(int wantedSlots, List<InstanceView> instances, PoolL
     for (ClusterSnapshot.JobView j : jobs) {
       j.layout().actorsPerWorker().forEach((w, n) -> hosted.merge(w, n, Integer::sum));
     }
-    List<WorkerHealth> active = new ArrayList<>(workers.stream().filter(w -> w.state().equals("active")).toList());
+    // A node the keeper started draining may still read "active" here: meta answers the drain before it
+    // publishes the new states. It is draining all the same, never idle for the packing.
+    List<WorkerHealth> active = new ArrayList<>(workers.stream()
+        .filter(w -> w.state().equals("active") && !keeperDrains.contains(instanceId(w.worker().id()))).toList());
     active.sort(Comparator.comparing((WorkerHealth w) -> !w.resourceId().isEmpty()).thenComparing(WorkerHealth::resourceId)
         .thenComparingInt(w -> w.worker().id()));
     List<InstanceView> out = new ArrayList<>();
@@ -92,8 +95,7 @@ public record ComputeDemand(int wantedSlots, List<InstanceView> instances, PoolL
     }
     int draining = 0;
     for (WorkerHealth w : workers) {
-      boolean leaving = w.state().equals("draining") || w.state().equals("left");
-      if (leaving && keeperDrains.contains(instanceId(w.worker().id()))) {
+      if (!w.state().equals("lost") && keeperDrains.contains(instanceId(w.worker().id()))) {
         // Busy until meta told it to leave: a layout without its actors may not have committed yet.
         int actors = w.state().equals("left") ? 0 : Math.max(1, hosted.getOrDefault(w.worker().id(), 0));
         draining += actors;

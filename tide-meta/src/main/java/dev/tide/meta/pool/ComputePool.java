@@ -91,9 +91,29 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
     return keepers.show(ComputePoolOptions.POOL).orElseThrow();
   }
 
+  /**
+   * Publishes the pool in {@code registry}: {@code tide.compute.pool.wanted.slots} (what the jobs want),
+   * {@code tide.compute.pool.effective.slots} (active nodes' slots plus booting requests),
+   * {@code tide.compute.pool.launched.nodes} (nodes the pool launched that are registered) and
+   * {@code tide.compute.pool.draining.nodes}.
+   */
+  public void bindMetrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.wanted.slots", this, p -> p.demand().wantedSlots()).register(registry);
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.effective.slots", this, p -> p.view().metrics().effectiveThreads())
+        .register(registry);
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.launched.nodes", this,
+        p -> p.demand().instances().stream().filter(InstanceView::providerLaunched).count()).register(registry);
+    io.micrometer.core.instrument.Gauge.builder("tide.compute.pool.draining.nodes", this, p -> p.view().metrics().drainingInstances())
+        .register(registry);
+  }
+
   /** The pool's demand and nodes now. */
   public ComputeDemand demand() {
-    return ComputeDemand.of(meta.workerHealth(), meta.snapshot().jobs().values(), Set.copyOf(keeperDrains));
+    List<dev.tide.meta.core.MetaCore.WorkerHealth> workers = meta.workerHealth();
+    Set<String> known = new java.util.HashSet<>();
+    workers.forEach(w -> known.add(ComputeDemand.instanceId(w.worker().id())));
+    keeperDrains.retainAll(known); // drained nodes meta forgot
+    return ComputeDemand.of(workers, meta.snapshot().jobs().values(), Set.copyOf(keeperDrains));
   }
 
   private void checkForChanges() {

@@ -85,6 +85,11 @@ class ComputeDemandTest {
     ComputeDemand moved = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(2, 2, "draining", "compute-1-0")),
         List.of(job(JobIntent.fixed(2), 1, 1)), Set.of("worker-2"));
     assertThat(moved.instances().get(1).inFlightTasks()).isEqualTo(1);
+    // Meta answered the drain but has not published the node's new state yet: still draining, not idle.
+    ComputeDemand stale = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(2, 2, "active", "compute-1-0")),
+        List.of(job(JobIntent.fixed(2), 1, 2)), Set.of("worker-2"));
+    assertThat(stale.instances()).extracting(InstanceView::instanceId, InstanceView::inFlightTasks).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("worker-1", 2), org.assertj.core.groups.Tuple.tuple("worker-2", 1));
     assertThat(ComputeDemand.workerId("worker-4")).contains(4);
     assertThat(ComputeDemand.workerId("default-1")).isEmpty();
   }
