@@ -53,7 +53,7 @@ import org.apache.calcite.tools.ValidationException;
  * {@link UpstreamViews}), a SELECT is answered by Calcite over the committed rows of views and tables.
  *
  * <p>Every statement is validated completely before anything changes. The catalog (sources, tables,
- * views) is the cluster's, durable in its meta store ({@link SqlCluster#catalog()}); this engine
+ * views, sinks) is the cluster's, durable in its meta store ({@link SqlCluster#catalog()}); this engine
  * keeps none of it, so engines of one cluster agree and survive a meta restart; views and tables are
  * also the cluster's jobs. Thread-safety: statements that change the catalog or write tables are
  * serialized on this object; queries run concurrently.
@@ -347,7 +347,8 @@ public final class SqlEngine {
    * {@code CREATE SINK k FROM v WITH (connector = 'kafka' | 'postgres', ...)}: a job named {@code k}
    * that runs the query of view {@code v} (or reads source {@code v}) and ends in the connector's
    * sink instead of a view. It computes the rows from the sources (read from their start position),
-   * it does not read {@code v}'s state: views over views need backfill, not built yet.
+   * it does not follow {@code v}'s state as a view over a view does ({@link UpstreamViews}). The sink is a
+   * catalog record that depends on {@code v}.
    */
   private synchronized Result createSink(Tokens t) {
     boolean ifNotExists = t.accept("if", "not", "exists");
