@@ -74,6 +74,29 @@ class ComputePoolEndToEndTest {
     }
   }
 
+  @Test
+  void severalLaunchedNodesDrainOneAfterAnotherWhileAdaptiveJobsFollowTheSlots(@TempDir Path dir) {
+    Config config = poolConfig().with(ComputePoolOptions.MAX_SLOTS, 8);
+    try (LocalCluster cluster = new LocalCluster(dir, config, 1, 2)) {
+      ComputePool pool = cluster.computePool().orElseThrow();
+      Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
+      options.put("rate", "1000");
+      options.put("events", "-1");
+      cluster.submit(NexmarkQueries.plan("q5", options));
+      cluster.submit(NexmarkQueries.plan("q7", options)); // adaptive: its actors spread onto every node that joins
+      cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(8), false));
+      await().atMost(Duration.ofMinutes(1)).until(() -> launched(cluster).size() == 3);
+      cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", dev.tide.meta.scale.Intent.adaptive(), false));
+      await().atMost(Duration.ofMinutes(3)).conditionEvaluationListener(c -> {
+        if (c.getRemainingTimeInMS() < 1000) {
+          System.out.println("pool: " + pool.view().lastDecision() + "\nworkers: " + cluster.meta().workerHealth());
+        }
+      }).until(() -> launched(cluster).isEmpty() && pool.view().resources().isEmpty());
+      assertThat(pool.view().recentActions()).extracting(KeeperAction::reason).filteredOn(r -> r.startsWith("remove worker-")).hasSize(3);
+      assertThat(cluster.meta().stats().recoveries()).isZero();
+    }
+  }
+
   private static List<MetaCore.WorkerHealth> launched(LocalCluster cluster) {
     return cluster.meta().workerHealth().stream().filter(w -> !w.resourceId().isEmpty() && w.alive()).toList();
   }
