@@ -91,7 +91,7 @@ public final class CommittedViews {
     for (Fragment f : job.getFragmentsList()) {
       for (PlanNode n : f.getNodesList()) {
         if (!n.hasSource() || !(n.getSource().getConnector().isEmpty() || n.getSource().getConnector().equals("nexmark"))) {
-          continue; // the offsets of a connector's source are its own (Kafka: per partition), not Nexmark ordinals
+          continue; // a connector's offsets are its own (Kafka: per partition; a view's source: upstream epochs)
         }
         long events = NexmarkSourceOptions.parse(n.getSource().getOptionsMap()).get(NexmarkSourceOptions.EVENTS);
         NexmarkTable table = NexmarkTable.valueOf(n.getSource().getTable().toUpperCase(Locale.ROOT));

@@ -11,6 +11,8 @@ import dev.tide.proto.admin.RescheduleReply;
 import dev.tide.proto.admin.ScaleJobRequest;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.Plan;
+import dev.tide.meta.store.CatalogRecord;
+import dev.tide.sql.CatalogEntry;
 import dev.tide.sql.PgServer;
 import dev.tide.sql.SqlCluster;
 import dev.tide.sql.SqlEngine;
@@ -95,6 +97,28 @@ public final class SqlFrontend implements SqlCluster {
   @Override
   public FragmentsResponse fragments(String job) {
     return call((s, o) -> s.fragments(FragmentsRequest.newBuilder().setJob(job).build(), o));
+  }
+
+  @Override
+  public long write(String job, dev.tide.proto.stream.Dml dml) {
+    return meta.get().dml(job, dml);
+  }
+
+  @Override
+  public java.util.SortedMap<String, CatalogEntry> catalog() {
+    java.util.SortedMap<String, CatalogEntry> out = new java.util.TreeMap<>();
+    meta.get().catalog().forEach((name, r) -> out.put(name, new CatalogEntry(r.name(), r.kind(), r.definition(), r.dependsOn())));
+    return out;
+  }
+
+  @Override
+  public void putCatalog(CatalogEntry e) {
+    meta.get().putCatalog(new CatalogRecord(e.name(), e.kind(), e.sql(), e.dependsOn()), false);
+  }
+
+  @Override
+  public boolean dropCatalog(String name) {
+    return meta.get().dropCatalog(name);
   }
 
   /** One call of the admin service, its error status turned back into the exception the contract names. */

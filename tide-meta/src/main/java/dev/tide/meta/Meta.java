@@ -188,6 +188,26 @@ public final class Meta implements AutoCloseable {
     call(new Command.DropJob(name));
   }
 
+  /** Stores a SQL catalog object (see {@link Command.PutCatalog}). */
+  public void putCatalog(dev.tide.meta.store.CatalogRecord record, boolean replace) {
+    call(new Command.PutCatalog(record, replace));
+  }
+
+  /** Forgets a SQL catalog object; refused while others depend on it. Returns whether it was stored. */
+  public boolean dropCatalog(String name) {
+    return call(new Command.DropCatalog(name));
+  }
+
+  /** Writes rows into a table job; returns the epoch they committed in (see {@link Command.Dml}). */
+  public long dml(String job, dev.tide.proto.stream.Dml dml) {
+    return this.<Long>call(new Command.Dml(job, dml));
+  }
+
+  /** The SQL catalog's objects by name. */
+  public java.util.SortedMap<String, dev.tide.meta.store.CatalogRecord> catalog() {
+    return call(new Command.Catalog());
+  }
+
   /** Pauses (or resumes) a job's sources at the next barrier; barriers keep flowing. Returns whether it changed. */
   public boolean setPaused(String name, boolean paused) {
     boolean changed = call(new Command.SetPaused(name, paused));

@@ -30,4 +30,19 @@ public interface SqlCluster {
 
   /** The job's fragments and their actors. */
   FragmentsResponse fragments(String job);
+
+  /**
+   * Writes rows into the table job {@code job} and returns the epoch they committed in; refused
+   * ({@link IllegalStateException}) when it cannot now (recovery, a paused job), and then nothing was written.
+   */
+  long write(String job, dev.tide.proto.stream.Dml dml);
+
+  /** The durable catalog objects by name. */
+  java.util.SortedMap<String, CatalogEntry> catalog();
+
+  /** Stores a catalog object durably; refused ({@link IllegalArgumentException}) when its name is taken. */
+  void putCatalog(CatalogEntry entry);
+
+  /** Forgets a catalog object; refused ({@link IllegalStateException}) while others depend on it. Returns whether it was stored. */
+  boolean dropCatalog(String name);
 }

@@ -47,13 +47,16 @@ import org.apache.calcite.tools.ValidationException;
 
 /**
  * Runs SQL statements against a cluster. Tide parses its own statements (CREATE SOURCE, CREATE
- * MATERIALIZED VIEW's head, SHOW, DESCRIBE, EXPLAIN, DROP, ALTER, SET); queries are parsed,
- * validated and planned by Calcite: a view's query is lowered onto Tide's plan IR
- * ({@link StreamPlanner}), a SELECT is answered by Calcite over the committed rows of views.
+ * TABLE, CREATE SINK, CREATE MATERIALIZED VIEW's head, INSERT/UPDATE/DELETE heads ({@link Tables}), SHOW,
+ * DESCRIBE, EXPLAIN, DROP, ALTER, SET); queries are parsed, validated and planned by Calcite: a
+ * view's query is lowered onto Tide's plan IR ({@link StreamPlanner}, views over views through
+ * {@link UpstreamViews}), a SELECT is answered by Calcite over the committed rows of views and tables.
  *
- * <p>Every statement is validated completely before anything changes. Sources live in this engine
- * (not yet in the meta store); views are the cluster's jobs. Thread-safety: statements that change
- * the catalog are serialized on this object; queries run concurrently.
+ * <p>Every statement is validated completely before anything changes. The catalog (sources, tables,
+ * views, sinks) is the cluster's, durable in its meta store ({@link SqlCluster#catalog()}); this engine
+ * keeps none of it, so engines of one cluster agree and survive a meta restart; views and tables are
+ * also the cluster's jobs. Thread-safety: statements that change the catalog or write tables are
+ * serialized on this object; queries run concurrently.
  */
 public final class SqlEngine {
   /** One statement of a client's text and its offset in it. */
@@ -61,10 +64,9 @@ public final class SqlEngine {
 
   private final SqlCluster cluster;
   private final int vnodeCount;
-  private final Map<String, SourceDef> sources = new TreeMap<>();
-  private final Map<String, ViewDef> views = new TreeMap<>();
-  /** Sinks created by CREATE SINK: name → statement (each is a job of that name). */
-  private final Map<String, String> sinks = new TreeMap<>();
+  private final Tables tables;
+  /** Parsed source statements, by statement text (the durable catalog keeps the text). */
+  private final Map<String, SourceDef> parsedSources = new java.util.concurrent.ConcurrentHashMap<>();
 
   static {
     try {
@@ -77,6 +79,7 @@ public final class SqlEngine {
   public SqlEngine(SqlCluster cluster, int vnodeCount) {
     this.cluster = cluster;
     this.vnodeCount = vnodeCount;
+    this.tables = new Tables(this, cluster);
   }
 
   /** Runs one statement (no trailing semicolon needed). */
@@ -93,6 +96,26 @@ public final class SqlEngine {
     }
     if (t.accept("create", "sink")) {
       return createSink(t);
+    }
+    if (t.accept("create", "table")) {
+      synchronized (this) {
+        return tables.create(t);
+      }
+    }
+    if (t.accept("insert", "into")) {
+      synchronized (this) {
+        return tables.insert(t);
+      }
+    }
+    if (t.accept("delete", "from")) {
+      synchronized (this) {
+        return tables.delete(t);
+      }
+    }
+    if (t.accept("update")) {
+      synchronized (this) {
+        return tables.update(t);
+      }
     }
     if (t.accept("show")) {
       return show(t);
@@ -127,7 +150,7 @@ public final class SqlEngine {
     }
     if (first.equals("create") || first.equals("insert") || first.equals("delete") || first.equals("update")) {
       throw SqlException.notSupported(first.toUpperCase(Locale.ROOT) + " " + t.peek(1).text().toUpperCase(Locale.ROOT)
-          + " (Tide takes CREATE SOURCE, CREATE MATERIALIZED VIEW and CREATE SINK; tables are not built yet)");
+          + " (Tide takes CREATE SOURCE, CREATE TABLE, CREATE MATERIALIZED VIEW, CREATE SINK, INSERT INTO, UPDATE and DELETE FROM)");
     }
     throw t.error("unknown statement; see docs/sql.md for the statements Tide takes");
   }
@@ -157,6 +180,19 @@ public final class SqlEngine {
   private synchronized Result createSource(Tokens t) {
     boolean ifNotExists = t.accept("if", "not", "exists");
     int namePos = t.peek().position();
+    SourceDef def = parseSource(t);
+    if (exists(def.name())) {
+      if (ifNotExists) {
+        return Result.command("CREATE SOURCE");
+      }
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create source refused: '" + def.name() + "' already exists", namePos);
+    }
+    persist(new CatalogEntry(def.name(), CatalogEntry.SOURCE, def.sql(), List.of()), "create source");
+    return Result.command("CREATE SOURCE");
+  }
+
+  /** A source's definition from {@code CREATE SOURCE [IF NOT EXISTS]}'s name on; validates everything, changes nothing. */
+  private SourceDef parseSource(Tokens t) {
     String name = t.identifier("a source name");
     List<String[]> cols = new ArrayList<>();
     List<Integer> colPos = new ArrayList<>();
@@ -214,8 +250,7 @@ public final class SqlEngine {
       for (int i = 0; i < cols.size(); i++) {
         declared.add(new ConnectorSpecs.Declared(cols.get(i)[0], cols.get(i)[1], colPos.get(i)));
       }
-      return createConnectorSource(name, namePos, ifNotExists, connector.toLowerCase(Locale.ROOT), with, declared, wmColumn, wmDelay,
-          t.sql());
+      return connectorSource(name, connector.toLowerCase(Locale.ROOT), with, declared, wmColumn, wmDelay, t.sql());
     }
     String table = with.remove("nexmark.table.type");
     if (table == null) {
@@ -256,15 +291,8 @@ public final class SqlEngine {
             + "' must be a timestamp column of the source", wmPos);
       }
     }
-    if (exists(name)) {
-      if (ifNotExists) {
-        return Result.command("CREATE SOURCE");
-      }
-      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create source refused: '" + name + "' already exists", namePos);
-    }
-    sources.put(name, new SourceDef(name, connector.toLowerCase(Locale.ROOT), table.toLowerCase(Locale.ROOT), options, List.copyOf(fields),
-        wmColumn, wmDelay, t.sql()));
-    return Result.command("CREATE SOURCE");
+    return new SourceDef(name, connector.toLowerCase(Locale.ROOT), table.toLowerCase(Locale.ROOT), options, List.copyOf(fields),
+        wmColumn, wmDelay, t.sql());
   }
 
   /** {@code WITH ( key = value, ... )}: keys lower-cased, joined across '.' and '-'. */
@@ -289,18 +317,11 @@ public final class SqlEngine {
   }
 
   /** A source of an external connector (kafka): its WITH options mapped by {@link ConnectorSpecs}, checked by the connector. */
-  private Result createConnectorSource(String name, int namePos, boolean ifNotExists, String connector, Map<String, String> with,
+  private static SourceDef connectorSource(String name, String connector, Map<String, String> with,
       List<ConnectorSpecs.Declared> declared, String wmColumn, long wmDelay, String sql) {
     Map<String, String> options = ConnectorSpecs.sourceOptions(name, connector, with, declared, wmColumn, wmDelay);
     SourceCatalog.SourceInfo info = ConnectorSpecs.describeSource(name, connector, options, !declared.isEmpty());
-    if (exists(name)) {
-      if (ifNotExists) {
-        return Result.command("CREATE SOURCE");
-      }
-      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create source refused: '" + name + "' already exists", namePos);
-    }
-    sources.put(name, new SourceDef(name, connector, name, options, info.schema().fields(), wmColumn, wmDelay, sql));
-    return Result.command("CREATE SOURCE");
+    return new SourceDef(name, connector, name, options, info.schema().fields(), wmColumn, wmDelay, sql);
   }
 
   static DataType typeNamed(String type) {
@@ -316,8 +337,8 @@ public final class SqlEngine {
     };
   }
 
-  private boolean exists(String name) {
-    return sources.containsKey(name) || view(name) != null || sinks.containsKey(name);
+  boolean exists(String name) {
+    return cluster.catalog().containsKey(name) || view(name) != null;
   }
 
   // ---- CREATE SINK ----
@@ -326,7 +347,8 @@ public final class SqlEngine {
    * {@code CREATE SINK k FROM v WITH (connector = 'kafka' | 'postgres', ...)}: a job named {@code k}
    * that runs the query of view {@code v} (or reads source {@code v}) and ends in the connector's
    * sink instead of a view. It computes the rows from the sources (read from their start position),
-   * it does not read {@code v}'s state: views over views need backfill, not built yet.
+   * it does not follow {@code v}'s state as a view over a view does ({@link UpstreamViews}). The sink is a
+   * catalog record that depends on {@code v}.
    */
   private synchronized Result createSink(Tokens t) {
     boolean ifNotExists = t.accept("if", "not", "exists");
@@ -341,7 +363,9 @@ public final class SqlEngine {
     if (connector == null) {
       throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: WITH needs connector = 'kafka' or 'postgres'");
     }
-    ViewDef view = views.get(from);
+    Map<String, CatalogEntry> views = snapshotViews();
+    Map<String, SourceDef> sources = snapshotSources();
+    CatalogEntry view = views.get(from);
     String query;
     if (view != null) {
       Tokens vt = new Tokens(view.sql());
@@ -375,7 +399,12 @@ public final class SqlEngine {
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new SqlException(SqlException.OBJECT_STATE, "create sink '" + name + "' refused: " + e.getMessage());
     }
-    sinks.put(name, t.sql());
+    try {
+      persist(new CatalogEntry(name, CatalogEntry.SINK, t.sql(), List.of(from)), "create sink");
+    } catch (SqlException e) {
+      cluster.drop(name); // the sink is its job: nothing is left behind
+      throw e;
+    }
     return Result.command("CREATE SINK");
   }
 
@@ -396,7 +425,12 @@ public final class SqlEngine {
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new SqlException(SqlException.OBJECT_STATE, "create materialized view '" + name + "' refused: " + e.getMessage());
     }
-    views.put(name, new ViewDef(name, t.sql(), planned.sources()));
+    try {
+      persist(new CatalogEntry(name, CatalogEntry.VIEW, t.sql(), List.copyOf(planned.sources())), "create materialized view");
+    } catch (SqlException e) {
+      cluster.drop(name); // the view is its job: nothing is left behind
+      throw e;
+    }
     return Result.command("CREATE MATERIALIZED VIEW");
   }
 
@@ -417,7 +451,7 @@ public final class SqlEngine {
         throw validationError(e, query);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), end);
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), viewJobs(), end);
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -427,7 +461,7 @@ public final class SqlEngine {
 
   // ---- queries over views ----
 
-  private Result query(String sql) {
+  Result query(String sql) {
     Map<String, SourceDef> known = snapshotSources();
     try (Planner p = planner(sql)) {
       RelRoot root = p.rel(p.validate(parse(p, sql)));
@@ -615,20 +649,27 @@ public final class SqlEngine {
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("connector", DataType.VARCHAR),
           new Column("table", DataType.VARCHAR), new Column("options", DataType.VARCHAR)), rows);
     }
-    if (t.accept("sinks")) {
+    if (t.accept("sinks") || t.accept("tables")) {
+      String kind = t.peek(-1).ident().equals("sinks") ? CatalogEntry.SINK : CatalogEntry.TABLE;
       t.expectEnd();
       List<Object[]> rows = new ArrayList<>();
-      synchronized (this) {
-        sinks.forEach((n, sql) -> rows.add(new Object[] {n, sql}));
+      for (CatalogEntry e : cluster.catalog().values()) {
+        if (e.kind().equals(kind)) {
+          rows.add(new Object[] {e.name(), e.sql()});
+        }
       }
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("definition", DataType.VARCHAR)), rows);
     }
     if (t.accept("materialized", "views")) {
       t.expectEnd();
       List<Object[]> rows = new ArrayList<>();
-      Map<String, ViewDef> defs = snapshotViews();
+      Map<String, CatalogEntry> defs = snapshotViews();
+      Map<String, CatalogEntry> catalog = cluster.catalog();
       for (TableCatalog v : allViews().values()) {
-        ViewDef d = defs.get(v.getName());
+        if (catalog.containsKey(v.getName()) && catalog.get(v.getName()).kind().equals(CatalogEntry.TABLE)) {
+          continue; // a table is a view underneath; SHOW TABLES lists it
+        }
+        CatalogEntry d = defs.get(v.getName());
         rows.add(new Object[] {v.getName(), jobOf(v.getName()), d == null ? "(built-in query)" : d.sql()});
       }
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("job", DataType.VARCHAR),
@@ -643,7 +684,7 @@ public final class SqlEngine {
       case "standard_conforming_strings" -> "on";
       case "transaction_isolation", "transaction" -> "read committed";
       default -> throw new SqlException(SqlException.NOT_SUPPORTED, "not supported: SHOW " + var
-          + "; try SHOW SOURCES or SHOW MATERIALIZED VIEWS");
+          + "; try SHOW SOURCES, SHOW TABLES, SHOW MATERIALIZED VIEWS or SHOW SINKS");
     };
     return Result.rows(List.of(new Column(var, DataType.VARCHAR)), List.<Object[]>of(new Object[] {value}));
   }
@@ -750,7 +791,10 @@ public final class SqlEngine {
   private static String nodeText(PlanNode n) {
     String kind = n.getKindCase().name();
     String detail = switch (n.getKindCase()) {
-      case SOURCE -> n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount();
+      case SOURCE -> n.getSource().hasUpstream() ? "view " + n.getSource().getTable() + " (its committed rows, then its changelog; "
+          + n.getSource().getSplitCount() + " vnode splits)"
+          : n.getSource().getConnector().equals("table") ? "table " + n.getSource().getTable() + " (rows INSERT, UPDATE and DELETE write)"
+          : n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount();
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";
       case HASH_AGG -> "group keys " + n.getHashAgg().getGroupKeysList() + " calls " + n.getHashAgg().getCallsList().stream()
@@ -771,23 +815,21 @@ public final class SqlEngine {
       int pos = t.peek().position();
       String name = t.identifier("a sink name");
       t.expectEnd();
-      if (!sinks.containsKey(name)) {
+      CatalogEntry e = cluster.catalog().get(name);
+      if (e == null || !e.kind().equals(CatalogEntry.SINK)) {
         if (ifExists) {
           return Result.command("DROP SINK");
         }
-        throw new SqlException(SqlException.UNDEFINED_TABLE, "drop sink refused: unknown sink '" + name + "'; sinks: " + sinks.keySet(), pos);
+        throw new SqlException(SqlException.UNDEFINED_TABLE, "drop sink refused: unknown sink '" + name + "'; sinks: "
+            + cluster.catalog().values().stream().filter(c -> c.kind().equals(CatalogEntry.SINK)).map(CatalogEntry::name).toList(), pos);
       }
-      try {
-        cluster.drop(name);
-      } catch (IllegalArgumentException | IllegalStateException e) {
-        throw new SqlException(SqlException.OBJECT_STATE, "drop sink '" + name + "' refused: " + e.getMessage());
-      }
-      sinks.remove(name);
+      dropSink(name);
       return Result.command("DROP SINK");
     }
     boolean source = t.accept("source");
-    if (!source && !t.accept("materialized", "view")) {
-      throw t.error("expected SOURCE or MATERIALIZED VIEW");
+    boolean table = !source && t.accept("table");
+    if (!source && !table && !t.accept("materialized", "view")) {
+      throw t.error("expected SOURCE, TABLE or MATERIALIZED VIEW");
     }
     boolean ifExists = t.accept("if", "exists");
     int pos = t.peek().position();
@@ -795,7 +837,9 @@ public final class SqlEngine {
     boolean cascade = t.accept("cascade");
     t.accept("restrict");
     t.expectEnd();
+    Map<String, CatalogEntry> catalog = cluster.catalog();
     if (source) {
+      Map<String, SourceDef> sources = snapshotSources();
       if (!sources.containsKey(name)) {
         if (ifExists) {
           return Result.command("DROP SOURCE");
@@ -803,34 +847,89 @@ public final class SqlEngine {
         throw new SqlException(SqlException.UNDEFINED_TABLE, "drop source refused: unknown source '" + name + "'; sources: "
             + sources.keySet(), pos);
       }
-      List<String> dependents = views.values().stream().filter(v -> v.sources().contains(name)).map(ViewDef::name).sorted().toList();
-      if (!dependents.isEmpty() && !cascade) {
-        throw new SqlException(SqlException.DEPENDENT_OBJECTS, "drop source '" + name + "' refused: materialized views " + dependents
-            + " read it; drop them first or add CASCADE");
-      }
-      for (String v : dependents) {
-        dropView(v);
-      }
-      sources.remove(name);
+      dropDependents("drop source", name, catalog, cascade);
+      dropCatalog(name, "drop source");
       return Result.command("DROP SOURCE");
     }
-    if (view(name) == null) {
-      if (ifExists) {
-        return Result.command("DROP MATERIALIZED VIEW");
+    String what = table ? "drop table" : "drop materialized view";
+    String tag = table ? "DROP TABLE" : "DROP MATERIALIZED VIEW";
+    boolean isTable = catalog.containsKey(name) && catalog.get(name).kind().equals(CatalogEntry.TABLE);
+    if (view(name) == null || isTable != table) {
+      if (ifExists && view(name) == null) {
+        return Result.command(tag);
       }
-      throw new SqlException(SqlException.UNDEFINED_TABLE, "drop materialized view refused: unknown view '" + name + "'", pos);
+      throw new SqlException(SqlException.UNDEFINED_TABLE, what + " refused: " + (view(name) == null ? "unknown " + (table ? "table" : "view")
+          + " '" + name + "'" : "'" + name + "' is a " + (isTable ? "table; use DROP TABLE" : "materialized view; use DROP MATERIALIZED VIEW")), pos);
     }
+    dropDependents(what, name, catalog, cascade);
     dropView(name);
-    return Result.command("DROP MATERIALIZED VIEW");
+    return Result.command(tag);
   }
 
+  /**
+   * Refuses (2BP01) when views read {@code name} and {@code cascade} is not given; with it, drops
+   * them, dependents of dependents first.
+   */
+  private void dropDependents(String what, String name, Map<String, CatalogEntry> catalog, boolean cascade) {
+    List<String> dependents = catalog.values().stream().filter(e -> e.dependsOn().contains(name)).map(CatalogEntry::name).sorted().toList();
+    if (dependents.isEmpty()) {
+      return;
+    }
+    if (!cascade) {
+      throw new SqlException(SqlException.DEPENDENT_OBJECTS, what + " '" + name + "' refused: " + dependents
+          + " read it; drop them first or add CASCADE");
+    }
+    for (String d : dependents) {
+      dropDependents(what, d, catalog, true);
+      if (catalog.get(d).kind().equals(CatalogEntry.SINK)) {
+        dropSink(d);
+      } else if (view(d) != null) {
+        dropView(d);
+      } else {
+        dropCatalog(d, what);
+      }
+    }
+  }
+
+  /** Drops a view: first its catalog entry (refused while others read it), then its job. */
   private void dropView(String name) {
+    if (cluster.catalog().containsKey(name)) {
+      dropCatalog(name, "drop materialized view");
+    }
     try {
       cluster.drop(jobOf(name));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new SqlException(SqlException.OBJECT_STATE, "drop materialized view '" + name + "' refused: " + e.getMessage());
     }
-    views.remove(name);
+  }
+
+  /** Drops a sink: its catalog entry, then its job. */
+  private void dropSink(String name) {
+    dropCatalog(name, "drop sink");
+    try {
+      cluster.drop(name);
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new SqlException(SqlException.OBJECT_STATE, "drop sink '" + name + "' refused: " + e.getMessage());
+    }
+  }
+
+  private void dropCatalog(String name, String what) {
+    try {
+      cluster.dropCatalog(name);
+    } catch (IllegalStateException e) {
+      throw new SqlException(SqlException.DEPENDENT_OBJECTS, what + " '" + name + "' refused: " + e.getMessage());
+    }
+  }
+
+  /** Stores a catalog object durably in the cluster's meta store. */
+  void persist(CatalogEntry e, String what) {
+    try {
+      cluster.putCatalog(e);
+    } catch (IllegalArgumentException ex) {
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, ex.getMessage());
+    } catch (IllegalStateException ex) {
+      throw new SqlException(SqlException.OBJECT_STATE, ex.getMessage());
+    }
   }
 
   private synchronized Result alter(Tokens t) {
@@ -864,12 +963,27 @@ public final class SqlEngine {
 
   // ---- catalog ----
 
-  private synchronized Map<String, SourceDef> snapshotSources() {
-    return new TreeMap<>(sources);
+  /** The durable catalog's sources, parsed from their statements. */
+  private Map<String, SourceDef> snapshotSources() {
+    Map<String, SourceDef> out = new TreeMap<>();
+    for (CatalogEntry e : cluster.catalog().values()) {
+      if (e.kind().equals(CatalogEntry.SOURCE)) {
+        out.put(e.name(), parsedSources.computeIfAbsent(e.sql(), sql -> {
+          Tokens t = new Tokens(sql);
+          t.accept("create", "source");
+          t.accept("if", "not", "exists");
+          return parseSource(t);
+        }));
+      }
+    }
+    return out;
   }
 
-  private synchronized Map<String, ViewDef> snapshotViews() {
-    return new TreeMap<>(views);
+  /** The durable catalog's views (those created by SQL), by name. */
+  private Map<String, CatalogEntry> snapshotViews() {
+    Map<String, CatalogEntry> out = new TreeMap<>();
+    cluster.catalog().values().stream().filter(e -> e.kind().equals(CatalogEntry.VIEW)).forEach(e -> out.put(e.name(), e));
+    return out;
   }
 
   /** Views of every running job, by name. */
@@ -881,7 +995,16 @@ public final class SqlEngine {
     return out;
   }
 
-  private TableCatalog view(String name) {
+  /** The job of every materialized view, by view name. */
+  private Map<String, JobDefinition> viewJobs() {
+    Map<String, JobDefinition> out = new TreeMap<>();
+    for (JobDefinition j : cluster.jobs().values()) {
+      j.getTablesList().stream().filter(TableCatalog::getIsMv).forEach(tc -> out.put(tc.getName(), j));
+    }
+    return out;
+  }
+
+  TableCatalog view(String name) {
     return allViews().get(name);
   }
 

@@ -47,6 +47,7 @@ import org.apache.calcite.util.Util;
 final class StreamPlanner {
   private final PlanBuilder builder;
   private final Map<String, SourceDef> sources;
+  private final Map<String, dev.tide.proto.plan.JobDefinition> viewJobs;
   private final RexBuilder rex;
   private final Set<String> used = new TreeSet<>();
 
@@ -56,23 +57,27 @@ final class StreamPlanner {
     }
   }
 
-  private StreamPlanner(String view, Map<String, SourceDef> sources, RexBuilder rex) {
-    this.builder = new PlanBuilder(view);
+  private StreamPlanner(String view, Map<String, SourceDef> sources, Map<String, dev.tide.proto.plan.JobDefinition> viewJobs,
+      RexBuilder rex) {
+    this.builder = new PlanBuilder(view).withChangelogs(); // views of other jobs may follow this one
     this.sources = sources;
+    this.viewJobs = viewJobs;
     this.rex = rex;
   }
 
   /** The plan of a view of {@code rel} named {@code view}, and the sources it reads. */
   record Planned(Plan plan, Set<String> sources) {}
 
-  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources) {
-    return plan(view, rel, names, sources, s -> s.materialize(view));
+  /** @param viewJobs the job of each materialized view a query may read, by view name */
+  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources,
+      Map<String, dev.tide.proto.plan.JobDefinition> viewJobs) {
+    return plan(view, rel, names, sources, viewJobs, s -> s.materialize(view));
   }
 
   /** The plan named {@code view} of {@code rel}, its projected output ended by {@code end} (a view, a sink). */
   static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources,
-      java.util.function.Consumer<Stream> end) {
-    StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder());
+      Map<String, dev.tide.proto.plan.JobDefinition> viewJobs, java.util.function.Consumer<Stream> end) {
+    StreamPlanner p = new StreamPlanner(view, sources, viewJobs, rel.getCluster().getRexBuilder());
     try {
       Lowered l = p.lower(rel);
       List<Named> out = new ArrayList<>();
@@ -123,9 +128,13 @@ final class StreamPlanner {
   private Lowered scan(TableScan s) {
     String name = Util.last(s.getTable().getQualifiedName());
     SourceDef def = sources.get(name);
+    if (def == null && viewJobs.containsKey(name)) {
+      used.add(name);
+      Stream st = UpstreamViews.scan(builder, name, viewJobs.get(name));
+      return identity(st, UpstreamViews.visibleColumns(name, viewJobs.get(name)));
+    }
     if (def == null) {
-      throw SqlException.notSupported("a materialized view over '" + name + "', which is not a source (views over views need backfill,"
-          + " not built yet)");
+      throw SqlException.notSupported("a materialized view over '" + name + "', which is neither a source nor a view");
     }
     used.add(name);
     Stream st = builder.source(def.connector(), def.table(), def.options());

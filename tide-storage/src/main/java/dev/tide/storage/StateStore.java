@@ -376,12 +376,50 @@ public final class StateStore {
     }
   }
 
+  /**
+   * A read of the installed committed version alone, without this node's uncommitted batches: what
+   * every node reads at {@link CommittedRead#epoch()}. Each scan of it pins the version until closed
+   * or exhausted, like {@link #scan}.
+   */
+  public CommittedRead committedRead() {
+    return new CommittedRead(view.withBatches(NO_BATCHES));
+  }
+
+  /** Reads of one committed version (see {@link #committedRead()}). Thread-safety: safe for concurrent use. */
+  public final class CommittedRead {
+    private final View v;
+
+    private CommittedRead(View v) {
+      this.v = v;
+    }
+
+    /** The committed epoch of the version read: it holds every write of epochs up to it, none after. */
+    public long epoch() {
+      return v.version.getMaxCommittedEpoch();
+    }
+
+    /** Live entries with keys in {@code [fromInclusive, toExclusive)}, ascending; close the iterator. */
+    public CloseableIterator<KeyValue> scan(byte[] fromInclusive, byte[] toExclusive) {
+      return open(v, fromInclusive, toExclusive, false);
+    }
+
+    /** The live entry with the greatest key in {@code [fromInclusive, toExclusive)}, if any. */
+    public Optional<KeyValue> last(byte[] fromInclusive, byte[] toExclusive) {
+      try (CloseableIterator<KeyValue> it = open(v, fromInclusive, toExclusive, true)) {
+        return it.hasNext() ? Optional.of(it.next()) : Optional.empty();
+      }
+    }
+  }
+
   private CloseableIterator<KeyValue> open(byte[] from, byte[] to, boolean reverse) {
+    return open(view, from, to, reverse);
+  }
+
+  private CloseableIterator<KeyValue> open(View v, byte[] from, byte[] to, boolean reverse) {
     if (from == null) {
       throw new IllegalArgumentException(
           "scan lower bound is null; pass an empty array to scan from the first key");
     }
-    View v = view;
     long versionId = v.version.getId();
     pin(versionId);
     try {

@@ -97,6 +97,38 @@ public sealed interface Command {
   /** Marks a worker draining: its actors migrate off, then it is told to leave. Reply: null. */
   record DrainWorker(int workerId) implements Command {}
 
+  /**
+   * Stores a SQL catalog object, replacing the one with its name when {@code replace}. Refused when
+   * the name is taken (by a catalog object or a job's view) and not replaced, or when it depends on
+   * something that is neither a catalog object nor a job's view. Reply: null.
+   */
+  record PutCatalog(dev.tide.meta.store.CatalogRecord record, boolean replace) implements Command {
+    public PutCatalog {
+      Objects.requireNonNull(record, "record");
+    }
+  }
+
+  /**
+   * Forgets a SQL catalog object. Refused while other catalog objects depend on it (drop them first).
+   * Reply: {@link Boolean}, whether it was stored.
+   */
+  record DropCatalog(String name) implements Command {}
+
+  /**
+   * Writes rows into a table job (its table source emits them): they ride the next barrier and are
+   * committed with the epoch it starts. Refused while the cluster recovers, or when the job is being
+   * created or dropped, or paused. Reply: the epoch, once committed; a recovery before that fails the
+   * request and nothing was written.
+   */
+  record Dml(String job, dev.tide.proto.stream.Dml dml) implements Command {
+    public Dml {
+      Objects.requireNonNull(dml, "dml");
+    }
+  }
+
+  /** The SQL catalog. Reply: a {@code SortedMap<String, CatalogRecord>} by name. */
+  record Catalog() implements Command {}
+
   /** A consistent view of the catalog and membership. Reply: {@link dev.tide.meta.ClusterSnapshot}. */
   record Snapshot() implements Command {}
 

@@ -63,6 +63,10 @@ public sealed interface Effect {
 
     record CommitCompaction(StoreVersion version, List<SstInfo> dropped) implements Write {}
 
+    record PutCatalog(dev.tide.meta.store.CatalogRecord record) implements Write {}
+
+    record DeleteCatalog(String name) implements Write {}
+
     /**
      * Reserves {@code count} ids of {@code kind}; the store must hand out {@code expectedFirst} (anything
      * else means another meta writes the same store, and the driver stops).

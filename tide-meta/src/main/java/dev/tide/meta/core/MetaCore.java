@@ -16,6 +16,7 @@ import dev.tide.meta.schedule.ActorPlacement;
 import dev.tide.meta.schedule.JobLayout;
 import dev.tide.meta.schedule.Layouts;
 import dev.tide.meta.schedule.Worker;
+import dev.tide.meta.store.CatalogRecord;
 import dev.tide.meta.store.IdKind;
 import dev.tide.meta.store.JobRecord;
 import dev.tide.meta.store.LayoutUpdate;
@@ -78,6 +79,11 @@ public final class MetaCore {
   private final JobCatalog jobs;
   private final BarrierPipeline barriers;
   private final TreeMap<Integer, RescheduleOp> ops = new TreeMap<>();
+  private final TreeMap<String, CatalogRecord> catalog = new TreeMap<>();
+  /** Requests of queued DML mutations, in queue order. */
+  private final java.util.ArrayDeque<Long> queuedDml = new java.util.ArrayDeque<>();
+  /** Requests of injected DML mutations by the epoch their rows are written in. */
+  private final TreeMap<Long, List<Long>> injectedDml = new TreeMap<>();
   private final Recovery recovery = new Recovery();
   private StoreVersion version;
   private long committedBarriers;
@@ -98,6 +104,7 @@ public final class MetaCore {
     this.jobs = new JobCatalog(stored.jobs());
     this.members = new Membership(stored.workers().values(), JobCatalog.hostingWorkers(stored.jobs()), nowMs);
     this.barriers = new BarrierPipeline(version.getMaxCommittedEpoch(), nowMs);
+    this.catalog.putAll(stored.catalog());
     for (Membership.Member m : members.all()) {
       if (m.state != Membership.State.LEFT) {
         out.add(new Effect.Connect(m.id(), m.worker.address()));
@@ -200,6 +207,14 @@ public final class MetaCore {
         out.reply(id, snapshot());
       } else if (c instanceof Command.CommitCompaction cc) {
         commitCompaction(id, cc);
+      } else if (c instanceof Command.PutCatalog p) {
+        putCatalog(id, p);
+      } else if (c instanceof Command.DropCatalog d) {
+        dropCatalog(id, d.name());
+      } else if (c instanceof Command.Dml d) {
+        dml(nowMs, id, d);
+      } else if (c instanceof Command.Catalog) {
+        out.reply(id, java.util.Collections.unmodifiableSortedMap(new TreeMap<>(catalog)));
       }
     } catch (IllegalArgumentException | IllegalStateException e) {
       out.fail(id, e); // validation precedes every change: nothing was applied
@@ -273,6 +288,14 @@ public final class MetaCore {
 
   private void drop(long id, String name) {
     JobEntry j = jobs.byName(name);
+    for (dev.tide.proto.plan.TableCatalog t : j.def.getTablesList()) {
+      List<String> dependents = catalog.values().stream()
+          .filter(r -> r.dependsOn().contains(t.getName()) && !r.name().equals(t.getName())).map(CatalogRecord::name).toList();
+      if (t.getIsMv() && !dependents.isEmpty()) {
+        throw new IllegalStateException("drop of job '" + name + "' refused: " + dependents + " read its view '" + t.getName()
+            + "'; drop them first (DROP MATERIALIZED VIEW ... CASCADE)");
+      }
+    }
     switch (j.phase) {
       case RESCHEDULING -> throw new IllegalStateException("drop of job '" + name + "' refused: a reschedule of it is in flight;"
           + " retry once it commits");
@@ -326,6 +349,66 @@ public final class MetaCore {
       LOG.info("worker {} draining", workerId);
     }
     out.reply(id, null);
+  }
+
+  // ---------------------------------------------------------------- SQL catalog
+
+  private void putCatalog(long id, Command.PutCatalog p) {
+    CatalogRecord r = p.record();
+    String what = "create of " + r.kind() + " '" + r.name() + "'";
+    // A view's or table's record follows its job (created first, named like its view).
+    boolean hasJob = r.kind().equals("view") || r.kind().equals("table");
+    if (!p.replace() && (catalog.containsKey(r.name()) || (!hasJob && jobViewNames().contains(r.name())))) {
+      throw new IllegalArgumentException(what + " refused: the name is taken; drop it first or choose another name");
+    }
+    Set<String> views = jobViewNames();
+    for (String d : r.dependsOn()) {
+      if (!catalog.containsKey(d) && !views.contains(d)) {
+        throw new IllegalArgumentException(what + " refused: it reads '" + d + "', which is neither a catalog object nor a view;"
+            + " catalog: " + catalog.keySet());
+      }
+    }
+    out.persist(new Effect.Write.PutCatalog(r));
+    catalog.put(r.name(), r);
+    out.reply(id, null);
+  }
+
+  private void dropCatalog(long id, String name) {
+    List<String> dependents = catalog.values().stream().filter(r -> r.dependsOn().contains(name)).map(CatalogRecord::name).toList();
+    if (!dependents.isEmpty()) {
+      throw new IllegalStateException("drop of '" + name + "' refused: " + dependents + " depend on it; drop them first");
+    }
+    boolean stored = catalog.remove(name) != null;
+    if (stored) {
+      out.persist(new Effect.Write.DeleteCatalog(name));
+    }
+    out.reply(id, stored);
+  }
+
+  private void dml(long nowMs, long id, Command.Dml d) {
+    JobEntry j = jobs.byName(d.job());
+    String what = "write into '" + d.job() + "'";
+    if (recovery.requested()) {
+      throw new IllegalStateException(what + " refused: the cluster is recovering; retry shortly");
+    }
+    if (j.phase == JobEntry.Phase.CREATING || j.phase == JobEntry.Phase.DROPPING) {
+      throw new IllegalStateException(what + " refused: the table is being " + (j.phase == JobEntry.Phase.CREATING ? "created" : "dropped"));
+    }
+    if (j.paused) {
+      throw new IllegalStateException(what + " refused: its job is paused; resume it first");
+    }
+    Mutation m = Mutation.newBuilder().setDml(d.dml().toBuilder().setJobId(j.id())).build();
+    barriers.enqueue(new BarrierPipeline.Queued(m, null, null));
+    queuedDml.add(id);
+    barriers.soon(nowMs);
+  }
+
+  private Set<String> jobViewNames() {
+    Set<String> names = new TreeSet<>();
+    for (JobEntry j : jobs.all()) {
+      j.def.getTablesList().stream().filter(t -> t.getIsMv()).forEach(t -> names.add(t.getName()));
+    }
+    return names;
   }
 
   private void commitCompaction(long id, Command.CommitCompaction c) {
@@ -592,7 +675,8 @@ public final class MetaCore {
     long[] epochs = barriers.nextEpochs();
     long prev = epochs[0];
     long curr = epochs[1];
-    Barrier.Builder b = Barrier.newBuilder().setCurrEpoch(curr).setPrevEpoch(prev).setCheckpoint(true).setInjectTimeMs(nowMs);
+    Barrier.Builder b = Barrier.newBuilder().setCurrEpoch(curr).setPrevEpoch(prev).setCheckpoint(true).setInjectTimeMs(nowMs)
+        .setCommittedEpoch(version.getMaxCommittedEpoch());
     BarrierPipeline.Queued q = barriers.nextMutation();
     if (q != null) {
       Mutation m = q.mutation();
@@ -609,6 +693,9 @@ public final class MetaCore {
       }
     }
     Barrier barrier = b.build();
+    if (q != null && q.mutation().hasDml()) {
+      injectedDml.computeIfAbsent(curr, e -> new ArrayList<>()).add(queuedDml.poll()); // its rows are written in epoch curr
+    }
     RescheduleOp op = q == null ? null : q.op();
     Set<Integer> targets = new TreeSet<>();
     for (Membership.Member m : members.alive()) {
@@ -685,6 +772,10 @@ public final class MetaCore {
       lastBarrierLatencyMs = nowMs - c.injectMs();
       out.add(new Effect.Committed(c.epoch(), lastBarrierLatencyMs));
       done.forEach(op -> finish(op, null));
+      while (!injectedDml.isEmpty() && injectedDml.firstKey() <= c.epoch()) {
+        Map.Entry<Long, List<Long>> e = injectedDml.pollFirstEntry();
+        e.getValue().forEach(request -> out.reply(request, e.getKey()));
+      }
     }
   }
 
@@ -741,6 +832,14 @@ public final class MetaCore {
   /** Aborts creations, queued reschedules and drops; an injected reschedule's target is adopted. */
   private void abortInFlight() {
     barriers.abort();
+    List<Long> dml = new ArrayList<>(queuedDml);
+    injectedDml.values().forEach(dml::addAll);
+    queuedDml.clear();
+    injectedDml.clear();
+    for (long request : dml) {
+      out.fail(request, new IllegalStateException("write was interrupted by a recovery (" + recovery.reason()
+          + ") before it committed; nothing was written, retry"));
+    }
     for (JobEntry j : jobs.inPhase(JobEntry.Phase.CREATING)) {
       out.persist(new Effect.Write.DeleteJob(j.id()));
       jobs.remove(j);

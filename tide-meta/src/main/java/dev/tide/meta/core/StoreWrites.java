@@ -26,6 +26,10 @@ public final class StoreWrites {
       store.commitVersion(c.version(), c.layouts(), Counters.NONE);
     } else if (w instanceof Effect.Write.CommitCompaction c) {
       store.commitCompaction(c.version(), c.dropped(), Counters.NONE);
+    } else if (w instanceof Effect.Write.PutCatalog p) {
+      store.putCatalog(p.record());
+    } else if (w instanceof Effect.Write.DeleteCatalog d) {
+      store.deleteCatalog(d.name());
     } else if (w instanceof Effect.Write.Reserve r) {
       long first = store.allocate(r.kind(), r.count());
       if (first != r.expectedFirst()) {

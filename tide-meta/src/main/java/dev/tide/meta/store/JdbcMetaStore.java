@@ -206,7 +206,19 @@ public final class JdbcMetaStore implements MetaStore {
           groups.put(rs.getString(1), rs.getString(2));
         }
       }
-      return new MetaSnapshot(jobs, workers, version, readCounters(c), groups);
+      TreeMap<String, CatalogRecord> catalog = new TreeMap<>();
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT name, kind, definition, depends_on FROM catalog ORDER BY name")) {
+        while (rs.next()) {
+          try {
+            catalog.put(rs.getString(1), new CatalogRecord(rs.getString(1), rs.getString(2), rs.getString(3),
+                CatalogRecord.parseDependsOn(rs.getString(4))));
+          } catch (IllegalArgumentException e) {
+            throw unreadable("catalog object '" + rs.getString(1) + "' is not valid: " + e.getMessage());
+          }
+        }
+      }
+      return new MetaSnapshot(jobs, workers, version, readCounters(c), groups, catalog);
     });
   }
 
@@ -508,6 +520,32 @@ public final class JdbcMetaStore implements MetaStore {
         p.executeUpdate();
       }
       return null;
+    });
+  }
+
+  @Override
+  public void putCatalog(CatalogRecord record) {
+    tx("put of catalog object '" + record.name() + "'", c -> {
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO catalog (name, kind, definition, depends_on) VALUES (?, ?, ?, ?)"
+          + " ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, definition = excluded.definition,"
+          + " depends_on = excluded.depends_on")) {
+        p.setString(1, record.name());
+        p.setString(2, record.kind());
+        p.setString(3, record.definition());
+        p.setString(4, record.dependsOnText());
+        p.executeUpdate();
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public boolean deleteCatalog(String name) {
+    return tx("delete of catalog object '" + name + "'", c -> {
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM catalog WHERE name = ?")) {
+        p.setString(1, name);
+        return p.executeUpdate() > 0;
+      }
     });
   }
 

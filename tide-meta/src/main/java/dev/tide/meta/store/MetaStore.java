@@ -8,7 +8,7 @@ import java.util.SortedMap;
 /**
  * Meta's durable state: jobs (definition, intent, layout, pause flag), registered workers, the
  * committed state-store version with the obsolete SSTs awaiting deletion, id counters, optimizer
- * groups and the tables' optimizing properties.
+ * groups, the tables' optimizing properties and the SQL catalog.
  *
  * <p>Every method is one transaction: it either takes effect entirely or not at all. Failures of the
  * store itself are {@link MetaStoreException}s; refusals of a request that does not fit the stored
@@ -126,6 +126,12 @@ public interface MetaStore extends AutoCloseable {
 
   /** The optimizing properties text of every configured table, by table id. */
   SortedMap<Long, String> tableProperties();
+
+  /** Stores a SQL catalog object, replacing the one with the same name. */
+  void putCatalog(CatalogRecord record);
+
+  /** Removes a SQL catalog object; returns whether it was stored. */
+  boolean deleteCatalog(String name);
 
   /** Where the store is, for messages and logs (a file path or a JDBC URL without its parameters). */
   String describe();

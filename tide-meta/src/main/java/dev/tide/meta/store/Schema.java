@@ -50,6 +50,13 @@ import java.util.List;
  *   <li>{@code scaling_decisions(scope, seq, at_ms, decision)}: the latest decisions with their reasons per
  *       scope ({@code job:NAME} for the autoscaler, {@code pool:NAME} for a pool's keeper).
  * </ul>
+ *
+ * <p>Version 5 (the SQL catalog survives a meta restart):
+ *
+ * <ul>
+ *   <li>{@code catalog(name, kind, definition, depends_on)}: each source, table, view and sink of the
+ *       SQL front end with its defining statement and the comma-separated names of what it reads.
+ * </ul>
  */
 final class Schema {
   private Schema() {}
@@ -80,7 +87,9 @@ final class Schema {
           "CREATE TABLE pool_resources (resource_id TEXT PRIMARY KEY, pool TEXT NOT NULL, units INTEGER NOT NULL,"
               + " requested_at_ms BIGINT NOT NULL)",
           "CREATE TABLE scaling_decisions (scope TEXT NOT NULL, seq BIGINT NOT NULL, at_ms BIGINT NOT NULL, decision TEXT NOT NULL,"
-              + " PRIMARY KEY (scope, seq))"))));
+              + " PRIMARY KEY (scope, seq))")),
+      new Migration(5, "SQL catalog objects", List.of(
+          "CREATE TABLE catalog (name TEXT PRIMARY KEY, kind TEXT NOT NULL, definition TEXT NOT NULL, depends_on TEXT NOT NULL)"))));
 
   /** The schema version this code writes and the newest it can open. */
   static final int LATEST = MIGRATIONS.size();

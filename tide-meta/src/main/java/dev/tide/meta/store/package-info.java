@@ -15,7 +15,9 @@
  *   <li>the state-store version at each checkpoint or compaction commit, with id counters raised
  *       in the same transaction;
  *   <li>workers on registration, drain and deregistration; optimizer groups (name, resource provider,
- *       properties) on change, and the resources their scale keeper requested until it releases them.
+ *       properties) on change, and the resources their scale keeper requested until it releases them;
+ *   <li>the SQL catalog's sources, tables and views ({@link dev.tide.meta.store.CatalogRecord}) when
+ *       they are created or dropped, through the meta core like jobs.
  * </ul>
  *
  * <p>The schema is versioned ({@code schema_version}) and migrated on open by an ordered list of

@@ -28,6 +28,7 @@ import java.util.TreeMap;
 final class SimMetaStore implements MetaStore {
   private final TreeMap<Integer, JobRecord> jobs = new TreeMap<>();
   private final TreeMap<Integer, WorkerRecord> workers = new TreeMap<>();
+  private final TreeMap<String, dev.tide.meta.store.CatalogRecord> catalog = new TreeMap<>();
   private final EnumMap<IdKind, Long> counters = new EnumMap<>(IdKind.class);
   private StoreVersion version = VersionDeltas.empty();
   private boolean failNext;
@@ -63,7 +64,7 @@ final class SimMetaStore implements MetaStore {
   @Override
   public MetaSnapshot load() {
     return new MetaSnapshot(jobs, workers, version, new Counters(counters.get(IdKind.JOB), counters.get(IdKind.ACTOR),
-        counters.get(IdKind.WORKER), counters.get(IdKind.SST)), new TreeMap<>());
+        counters.get(IdKind.WORKER), counters.get(IdKind.SST)), new TreeMap<>(), catalog);
   }
 
   @Override
@@ -153,6 +154,16 @@ final class SimMetaStore implements MetaStore {
   @Override
   public List<OptimizerGroupRecord> optimizerGroups() {
     return new ArrayList<>();
+  }
+
+  @Override
+  public void putCatalog(dev.tide.meta.store.CatalogRecord record) {
+    catalog.put(record.name(), record);
+  }
+
+  @Override
+  public boolean deleteCatalog(String name) {
+    return catalog.remove(name) != null;
   }
 
   @Override

@@ -116,6 +116,24 @@ abstract class MetaStoreContract {
   }
 
   @Test
+  void catalogObjectsSurviveAReopenAndAreReplacedByName() throws SQLException {
+    JdbcMetaStore store = open();
+    CatalogRecord bid = new CatalogRecord("bid", "source", "CREATE SOURCE bid WITH (connector = 'nexmark')", List.of());
+    CatalogRecord v = new CatalogRecord("v", "view", "CREATE MATERIALIZED VIEW v AS SELECT 1", List.of("bid", "auction"));
+    store.putCatalog(bid);
+    store.putCatalog(v);
+    store = reopen(store);
+    assertThat(store.load().catalog()).containsExactly(java.util.Map.entry("bid", bid), java.util.Map.entry("v", v));
+    assertThat(store.load().catalog().get("v").dependsOn()).containsExactly("auction", "bid");
+    CatalogRecord v2 = new CatalogRecord("v", "view", "CREATE MATERIALIZED VIEW v AS SELECT 2", List.of());
+    store.putCatalog(v2);
+    assertThat(store.load().catalog()).containsEntry("v", v2);
+    assertThat(store.deleteCatalog("v")).isTrue();
+    assertThat(store.deleteCatalog("v")).isFalse();
+    assertThat(store.load().catalog()).containsOnlyKeys("bid");
+  }
+
+  @Test
   void olderStoreIsMigratedAndKeepsItsData() throws SQLException {
     JdbcMetaStore store = open();
     JobRecord j = record(1, "q1", "adaptive", 2, 1, false);

@@ -16,10 +16,17 @@ public final class Barrier {
   private final long prevEpoch;
   private final Mutation mutation;
   private final long injectTimeMs;
+  private final long committedEpoch;
   private final Map<Long, ActorInfo> updates;
   private final Set<Long> dropped;
 
   public Barrier(long currEpoch, long prevEpoch, Mutation mutation, long injectTimeMs) {
+    this(currEpoch, prevEpoch, mutation, injectTimeMs, 0);
+  }
+
+  /** @param committedEpoch the cluster's committed epoch when meta injected the barrier (0: not known) */
+  public Barrier(long currEpoch, long prevEpoch, Mutation mutation, long injectTimeMs, long committedEpoch) {
+    this.committedEpoch = committedEpoch;
     this.currEpoch = currEpoch;
     this.prevEpoch = prevEpoch;
     this.mutation = mutation;
@@ -37,7 +44,8 @@ public final class Barrier {
   }
 
   public static Barrier of(dev.tide.proto.stream.Barrier p) {
-    return new Barrier(p.getCurrEpoch(), p.getPrevEpoch(), p.hasMutation() ? p.getMutation() : null, p.getInjectTimeMs());
+    return new Barrier(p.getCurrEpoch(), p.getPrevEpoch(), p.hasMutation() ? p.getMutation() : null, p.getInjectTimeMs(),
+        p.getCommittedEpoch());
   }
 
   public long currEpoch() {
@@ -54,6 +62,14 @@ public final class Barrier {
 
   public long injectTimeMs() {
     return injectTimeMs;
+  }
+
+  /**
+   * The cluster's committed epoch when meta injected this barrier (0: not known): every node can
+   * read the state of every epoch up to it, once its store installed that version.
+   */
+  public long committedEpoch() {
+    return committedEpoch;
   }
 
   /** True if this barrier pauses the sources of the job. */

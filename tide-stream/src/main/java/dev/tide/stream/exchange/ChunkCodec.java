@@ -76,11 +76,11 @@ public final class ChunkCodec {
 
   /**
    * The proto of a barrier. {@code checkpoint} is not kept by {@link Barrier}, so it travels as
-   * false; everything the actor-side barrier holds (epochs, mutation, inject time) round-trips.
+   * false; everything the actor-side barrier holds (epochs, mutation, inject time, committed epoch) round-trips.
    */
   public static dev.tide.proto.stream.Barrier toProto(Barrier b) {
     dev.tide.proto.stream.Barrier.Builder p = dev.tide.proto.stream.Barrier.newBuilder()
-        .setCurrEpoch(b.currEpoch()).setPrevEpoch(b.prevEpoch()).setInjectTimeMs(b.injectTimeMs());
+        .setCurrEpoch(b.currEpoch()).setPrevEpoch(b.prevEpoch()).setInjectTimeMs(b.injectTimeMs()).setCommittedEpoch(b.committedEpoch());
     if (b.mutation() != null) {
       p.setMutation(b.mutation());
     }

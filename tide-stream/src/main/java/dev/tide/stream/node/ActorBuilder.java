@@ -33,6 +33,8 @@ import dev.tide.stream.operator.TopFilterOp;
 import dev.tide.stream.operator.WindowOp;
 import dev.tide.stream.plan.Types;
 import dev.tide.stream.source.NexmarkSourceOp;
+import dev.tide.stream.source.TableSourceOp;
+import dev.tide.stream.source.ViewBackfillOp;
 import dev.tide.stream.connector.Connectors;
 import dev.tide.stream.connector.SinkConnector;
 import dev.tide.stream.connector.SourceConnector;
@@ -158,6 +160,9 @@ final class ActorBuilder {
   private Operator operator(PlanNode n, List<PlanNode> nodes, Map<Integer, Integer> index, ActorContext ctx) {
     return switch (n.getKindCase()) {
       case SOURCE -> n.getSource().getConnector().equals("nexmark") ? new NexmarkSourceOp(n.getSource(), ctx)
+          : n.getSource().getConnector().equals(ViewBackfillOp.CONNECTOR) ? new ViewBackfillOp(n.getSource(), ctx)
+          : n.getSource().getConnector().equals(TableSourceOp.CONNECTOR)
+              ? new TableSourceOp(n.getSource(), TableSourceOp.columnTypes(n.getSource()), ctx)
           : connector(n.getSource().getConnector()).create(n.getSource(), ctx);
       case FILTER -> new FilterOp(n.getFilter().getCondition());
       case PROJECT -> new ProjectOp(n.getProject().getExprsList());
@@ -169,7 +174,7 @@ final class ActorBuilder {
       case TOP_FILTER -> new TopFilterOp(n.getTopFilter(), inputTypes(n, 0, nodes, index));
       case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));
       case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);
-      case MATERIALIZE -> new MaterializeOp(n.getMaterialize().getTableId(), ctx);
+      case MATERIALIZE -> new MaterializeOp(n.getMaterialize().getTableId(), n.getMaterialize().getChangelogTableId(), ctx);
       case SINK -> n.getSink().getConnector().isEmpty() ? new SinkOp(n.getSink().getPath(), ctx.actorId(), ctx.store())
           : sinkConnector(n.getSink().getConnector()).create(n.getSink(), visibleSchema(n), Types.ints(n.getStreamKeyList()), ctx);
       case DIGEST -> new DigestOp(n.getDigest().getTableId(), Types.ints(n.getDigest().getColumnsList()), ctx);

@@ -5,23 +5,40 @@ import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.state.Changelog;
 import dev.tide.stream.state.StateTable;
 
-/** Applies a changelog to the view's table (upsert by primary key, delete by key) and passes it on. */
+/**
+ * Applies a changelog to the view's table (upsert by primary key, delete by key) and passes it on.
+ * With a changelog table, also records each change there ({@link Changelog}), for views of other
+ * jobs that follow this one.
+ */
 public final class MaterializeOp implements Operator {
   private final int tableId;
+  private final int changelogTableId;
   private final ActorContext ctx;
   private StateTable table;
+  private Changelog changelog;
   private int[] vnodes;
 
   public MaterializeOp(int tableId, ActorContext ctx) {
+    this(tableId, 0, ctx);
+  }
+
+  /** @param changelogTableId the changelog's table, or 0 for none */
+  public MaterializeOp(int tableId, int changelogTableId, ActorContext ctx) {
     this.tableId = tableId;
+    this.changelogTableId = changelogTableId;
     this.ctx = ctx;
   }
 
   @Override
   public void open() {
     table = ctx.table(tableId);
+    if (changelogTableId != 0) {
+      int viewVnodes = ctx.tables().get(tableId).getDistKeyCount() == 0 ? 1 : ctx.vnodeCount();
+      changelog = new Changelog(changelogTableId, ctx.store(), viewVnodes, ctx.vnodes());
+    }
   }
 
   @Override
@@ -36,6 +53,9 @@ public final class MaterializeOp implements Operator {
       } else {
         table.delete(chunk, i, vnodes[i]);
       }
+      if (changelog != null) {
+        changelog.append(chunk, i, vnodes[i]);
+      }
     }
     out.emit(chunk);
   }
@@ -43,10 +63,16 @@ public final class MaterializeOp implements Operator {
   @Override
   public void updateVnodes(VnodeBitmap old, VnodeBitmap vnodes) {
     table.updateVnodes(vnodes);
+    if (changelog != null) {
+      changelog.updateVnodes(vnodes);
+    }
   }
 
   @Override
   public void onBarrier(Barrier barrier, Emitter out) {
     table.commit(barrier.prevEpoch());
+    if (changelog != null) {
+      changelog.onBarrier(barrier.prevEpoch(), barrier.currEpoch());
+    }
   }
 }

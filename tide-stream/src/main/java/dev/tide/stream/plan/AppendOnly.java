@@ -5,7 +5,7 @@ import dev.tide.proto.plan.PlanNodeOrBuilder;
 /**
  * Which streams are append-only: their changelog holds inserts only, never a delete or an update.
  * Derived from what each operator emits. Sources emit inserts; filter, project and window keep
- * their input's ops (a filter halves only update pairs, a hop window turns only update pairs into
+ * their input's ops (a source that follows another job's view emits its changes, deletes included, so it is not); (a filter halves only update pairs, a hop window turns only update pairs into
  * delete + insert); an inner join emits its input row's op against each match, so it is append-only
  * when both inputs are; a hash aggregation emits update pairs and deletes as its groups change, and
  * a group top deletes its leaders when a better row arrives (or they leave its input), so their outputs never are. A top
@@ -23,7 +23,7 @@ public final class AppendOnly {
    */
   public static boolean derive(PlanNodeOrBuilder node, boolean[] inputs) {
     return switch (node.getKindCase()) {
-      case SOURCE -> true;
+      case SOURCE -> !node.getSource().hasUpstream() && !node.getSource().getConnector().equals("table"); // deletes, updates
       case HASH_AGG -> node.getHashAgg().getEmitOnWindowClose();
       case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK, DIGEST, LOCAL_AGG -> inputs[0];
       case HASH_JOIN -> inputs[0] && inputs[1];

@@ -621,7 +621,15 @@ public final class JobCompiler {
         TableCatalog t = table(next, b.getMaterialize().getName(), Types.schema(b.getSchemaList()).fields(), pk, dist, frag)
             .toBuilder().setIsMv(true).setVisibleColumns(b.getMaterialize().getVisibleColumns()).build();
         out.add(t);
-        return next + 1;
+        if (!b.getMaterialize().getChangelog()) {
+          return next + 1;
+        }
+        // The view's changelog (dev.tide.stream.state.Changelog): its keys are not this catalog's
+        // pk encoding; the entry names the table id and the row's columns for tools.
+        b.getMaterializeBuilder().setChangelogTableId(next + 1);
+        out.add(table(next + 1, b.getMaterialize().getName() + ".changelog", Types.schema(b.getSchemaList()).fields(), new int[0],
+            new int[0], frag));
+        return next + 2;
       }
       case SINK -> {
         if (b.getSink().getConnector().isEmpty()) {

@@ -44,6 +44,7 @@ public final class PlanBuilder {
   private final String name;
   private final List<PlanNode> nodes = new ArrayList<>();
   private int sinks;
+  private boolean changelogs;
 
   public PlanBuilder(String name) {
     if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
@@ -60,6 +61,54 @@ public final class PlanBuilder {
     SourceNode src = SourceNode.newBuilder().setConnector(connector).setTable(table)
         .putAllOptions(new TreeMap<>(options)).setSplitCount(splits).build();
     return add(PlanNode.newBuilder().setSource(src), List.of(), info.schema(), info.key(), new boolean[info.schema().size()]);
+  }
+
+  /**
+   * Every materialized view of this plan keeps a changelog, so that views of other jobs can follow
+   * it ({@link #view}).
+   */
+  public PlanBuilder withChangelogs() {
+    this.changelogs = true;
+    return this;
+  }
+
+  /**
+   * The rows of another job's materialized view, then its changes (connector {@code view}: {@link
+   * dev.tide.stream.source.ViewBackfillOp}). The stream has every column of the view's table (hidden
+   * key columns last, hidden here too) and the view's primary key as its stream key.
+   *
+   * @param table the view's state table, from the upstream job's definition
+   * @param changelogTableId the view's changelog table (its job was built {@link #withChangelogs})
+   */
+  public Stream view(dev.tide.proto.plan.TableCatalog table, int upstreamJobId, int upstreamVnodeCount, int changelogTableId) {
+    if (!table.getIsMv() || changelogTableId == 0) {
+      throw new PlanException("view '" + table.getName() + "' cannot be followed: "
+          + (table.getIsMv() ? "it keeps no changelog (its job was not built with changelogs)" : "it is not a materialized view"));
+    }
+    Schema schema = Types.schema(table.getColumnsList());
+    boolean[] hidden = new boolean[schema.size()];
+    for (int i = table.getVisibleColumns(); i < hidden.length; i++) {
+      hidden[i] = true;
+    }
+    int splits = table.getDistKeyCount() == 0 ? 1 : upstreamVnodeCount;
+    SourceNode src = SourceNode.newBuilder().setConnector("view").setTable(table.getName()).setSplitCount(splits)
+        .setUpstream(dev.tide.proto.plan.UpstreamView.newBuilder().setJobId(upstreamJobId).setTable(table)
+            .setChangelogTableId(changelogTableId).setVnodeCount(upstreamVnodeCount))
+        .build();
+    return add(PlanNode.newBuilder().setSource(src), List.of(), schema, Types.ints(table.getPkList()), hidden);
+  }
+
+  /**
+   * The rows written into a table by INSERT and DELETE (connector {@code table}: {@link
+   * dev.tide.stream.source.TableSourceOp}), keyed by {@code primaryKey} (column indexes).
+   */
+  public Stream table(String tableName, Schema columns, int[] primaryKey) {
+    if (primaryKey.length == 0) {
+      throw new PlanException("table '" + tableName + "' needs a primary key");
+    }
+    SourceNode src = SourceNode.newBuilder().setConnector("table").setTable(tableName).setSplitCount(1)
+        .addAllTableColumns(Types.toProto(columns)).build();
+    return add(PlanNode.newBuilder().setSource(src), List.of(), columns, primaryKey, new boolean[columns.size()]);
   }
 
   public Plan build() {
@@ -311,7 +360,7 @@ public final class PlanBuilder {
       while (visible < in.hidden.length && !in.hidden[visible]) {
         visible++;
       }
-      MaterializeNode m = MaterializeNode.newBuilder().setName(viewName).setVisibleColumns(visible).build();
+      MaterializeNode m = MaterializeNode.newBuilder().setName(viewName).setVisibleColumns(visible).setChangelog(changelogs).build();
       sinks++;
       add(PlanNode.newBuilder().setMaterialize(m), List.of(in), in.schema, pk, in.hidden);
     }
