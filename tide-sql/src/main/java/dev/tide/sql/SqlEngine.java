@@ -319,7 +319,7 @@ public final class SqlEngine {
         throw validationError(e, query);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources());
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), query);
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -449,7 +449,7 @@ public final class SqlEngine {
       root.add(v.getName(), new Schemas.ViewTable(fields, List::of));
     }
     FrameworkConfig config = Frameworks.newConfigBuilder().parserConfig(Schemas.PARSER).defaultSchema(root)
-        .typeSystem(Schemas.TYPES).build();
+        .typeSystem(Schemas.TYPES).operatorTable(Functions.TABLE).build();
     return Frameworks.getPlanner(config);
   }
 

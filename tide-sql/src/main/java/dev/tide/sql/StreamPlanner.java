@@ -31,6 +31,8 @@ import org.apache.calcite.rex.RexCall;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexOver;
+import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
@@ -49,6 +51,7 @@ final class StreamPlanner {
   private final Map<String, SourceDef> sources;
   private final RexBuilder rex;
   private final Set<String> used = new TreeSet<>();
+  private final String sql;
 
   private record Lowered(Stream stream, int[] fields) {
     String name(int field) {
@@ -56,17 +59,19 @@ final class StreamPlanner {
     }
   }
 
-  private StreamPlanner(String view, Map<String, SourceDef> sources, RexBuilder rex) {
+  private StreamPlanner(String view, Map<String, SourceDef> sources, RexBuilder rex, String sql) {
     this.builder = new PlanBuilder(view);
     this.sources = sources;
     this.rex = rex;
+    this.sql = sql;
   }
 
   /** The plan of a view of {@code rel} named {@code view}, and the sources it reads. */
   record Planned(Plan plan, Set<String> sources) {}
 
-  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources) {
-    StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder());
+  /** @param sql the query's text, where refusals find the position of what they refuse */
+  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources, String sql) {
+    StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder(), sql);
     try {
       Lowered l = p.lower(rel);
       List<Named> out = new ArrayList<>();
@@ -80,6 +85,16 @@ final class StreamPlanner {
     }
   }
 
+  /**
+   * A refusal of {@code what}, positioned at the first occurrence of the word {@code anchor} in the
+   * query (a function's or keyword's name; case-insensitive), or without a position if it has none.
+   */
+  private SqlException unsupported(String what, String anchor) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(anchor)
+        + "(?![A-Za-z0-9_])").matcher(sql);
+    return new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + what, m.find() ? m.start() + 1 : 0);
+  }
+
   /** Calcite's names of unnamed expressions (EXPR$1) become expr1. */
   static String columnName(String name, int i) {
     return name.startsWith("EXPR$") ? "expr" + name.substring(5) : name.startsWith("$f") ? "f" + i : name;
@@ -88,6 +103,18 @@ final class StreamPlanner {
   private Lowered lower(RelNode r) {
     if (r instanceof TableScan s) {
       return scan(s);
+    }
+    if (r instanceof Filter f && f.getInput() instanceof Join j && j.getJoinType() == JoinRelType.INNER) {
+      // FROM a, b WHERE a.x = b.y: the condition is the join's, so its equalities become join keys.
+      return lower(j.copy(j.getTraitSet(), RexUtil.composeConjunction(rex, List.of(j.getCondition(), f.getCondition())),
+          j.getLeft(), j.getRight(), j.getJoinType(), j.isSemiJoinDone()));
+    }
+    if (r instanceof Filter f && f.getInput() instanceof Project p && RexOver.containsOver(p.getProjects(), null)) {
+      return topN(f, p);
+    }
+    if (r instanceof Project p && RexOver.containsOver(p.getProjects(), null)) {
+      throw unsupported("OVER windows other than ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) filtered by a rank limit"
+          + " (WHERE rn <= n)", "over");
     }
     if (r instanceof Project p) {
       Lowered in = lower(p.getInput());
@@ -110,8 +137,116 @@ final class StreamPlanner {
     if (r instanceof TableFunctionScan t) {
       return window(t);
     }
-    throw SqlException.notSupported(r.getRelTypeName().replace("Logical", "") + " in a materialized view (e.g. ORDER BY, LIMIT,"
-        + " UNION, VALUES, OVER windows); see docs/sql.md");
+    String kind = r.getRelTypeName().replace("Logical", "");
+    String anchor = switch (kind) {
+      case "Sort" -> sql.toLowerCase(Locale.ROOT).contains("order by") ? "order" : "limit";
+      case "Union" -> "union";
+      case "Intersect" -> "intersect";
+      case "Minus" -> "except";
+      case "Values" -> "values";
+      default -> kind;
+    };
+    throw unsupported(kind + " in a materialized view (e.g. ORDER BY, LIMIT, UNION, VALUES); see docs/sql.md", anchor);
+  }
+
+  /**
+   * {@code SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY o) AS rn ... WHERE rn <= n}: a top-N
+   * per group ({@link PlanBuilder.Grouped#topN}). Conditions of the filter other than the rank limit
+   * apply after it, as in SQL (the WHERE sees the numbered rows).
+   */
+  private Lowered topN(Filter f, Project p) {
+    int over = -1;
+    for (int i = 0; i < p.getProjects().size(); i++) {
+      if (p.getProjects().get(i) instanceof RexOver) {
+        if (over >= 0) {
+          throw unsupported("two OVER windows in one SELECT", "over");
+        }
+        over = i;
+      } else if (RexOver.containsOver(p.getProjects().get(i))) {
+        throw unsupported("an OVER window inside an expression", "over");
+      }
+    }
+    RexOver o = (RexOver) p.getProjects().get(over);
+    if (o.getOperator().getKind() != SqlKind.ROW_NUMBER) {
+      throw unsupported(o.getOperator().getName() + "() OVER (only ROW_NUMBER() is)", o.getOperator().getName());
+    }
+    Long limit = null;
+    List<RexNode> rest = new ArrayList<>();
+    for (RexNode c : RelOptUtil.conjunctions(f.getCondition())) {
+      Long n = rankLimit(c, over);
+      if (n != null && limit == null) {
+        limit = n;
+      } else {
+        rest.add(c);
+      }
+    }
+    if (limit == null) {
+      throw unsupported("ROW_NUMBER() without a rank limit (WHERE rn <= n, rn < n or rn = 1)", "row_number");
+    }
+    Lowered in = lower(p.getInput());
+    List<String> keys = new ArrayList<>();
+    for (RexNode k : o.getWindow().partitionKeys) {
+      if (!(k instanceof RexInputRef ref)) {
+        throw unsupported("PARTITION BY an expression (a column is needed)", "partition");
+      }
+      keys.add(in.name(ref.getIndex()));
+    }
+    List<String> order = new ArrayList<>();
+    List<Boolean> descending = new ArrayList<>();
+    for (org.apache.calcite.rex.RexFieldCollation c : o.getWindow().orderKeys) {
+      if (!(c.left instanceof RexInputRef ref)) {
+        throw unsupported("ORDER BY an expression in OVER (a column is needed)", "order");
+      }
+      boolean desc = c.getDirection() == org.apache.calcite.rel.RelFieldCollation.Direction.DESCENDING;
+      org.apache.calcite.rel.RelFieldCollation.NullDirection nulls = c.getNullDirection();
+      if (nulls != (desc ? org.apache.calcite.rel.RelFieldCollation.NullDirection.FIRST
+          : org.apache.calcite.rel.RelFieldCollation.NullDirection.LAST)) {
+        throw unsupported("NULLS FIRST/LAST in OVER (nulls sort as the greatest values)", "nulls");
+      }
+      order.add(in.name(ref.getIndex()));
+      descending.add(desc);
+    }
+    String rank = "_rank";
+    Stream top = in.stream().groupBy(keys.toArray(String[]::new)).topN(order, descending, limit, rank);
+    Lowered numbered = new Lowered(top, in.fields());
+    List<Named> exprs = new ArrayList<>();
+    for (int i = 0; i < p.getProjects().size(); i++) {
+      Ex e = i == over ? Ex.col(rank) : ex(p.getProjects().get(i), numbered);
+      exprs.add(new Named(e, columnName(p.getRowType().getFieldNames().get(i), i)));
+    }
+    Lowered projected = identity(top.project(exprs), exprs.size());
+    return rest.isEmpty() ? projected
+        : new Lowered(projected.stream().filter(ex(RexUtil.composeConjunction(rex, rest), projected)), projected.fields());
+  }
+
+  /** n if {@code c} is {@code $rank <= n}, {@code $rank < n + 1} or {@code $rank = 1} (either way round), else null. */
+  private static Long rankLimit(RexNode c, int rank) {
+    if (!(c instanceof RexCall call) || call.getOperands().size() != 2) {
+      return null;
+    }
+    RexNode a = call.getOperands().get(0);
+    RexNode b = call.getOperands().get(1);
+    SqlKind kind = call.getKind();
+    if (b instanceof RexInputRef && a instanceof RexLiteral) {
+      RexNode t = a;
+      a = b;
+      b = t;
+      kind = kind.reverse();
+    }
+    if (!(a instanceof RexInputRef ref) || ref.getIndex() != rank || !(b instanceof RexLiteral lit)) {
+      return null;
+    }
+    BigDecimal v = lit.getValueAs(BigDecimal.class);
+    if (v == null || v.scale() > 0) {
+      return null;
+    }
+    long n = v.longValueExact();
+    return switch (kind) {
+      case LESS_THAN_OR_EQUAL -> n;
+      case LESS_THAN -> n - 1;
+      case EQUALS -> n == 1 ? 1L : null;
+      default -> null;
+    };
   }
 
   private Lowered scan(TableScan s) {
@@ -138,48 +273,79 @@ final class StreamPlanner {
     return new Lowered(s, f);
   }
 
+  /**
+   * A hash aggregation. {@code agg(x) FILTER (WHERE f)} aggregates {@code CASE WHEN f THEN x END}
+   * (for {@code COUNT(*)}: of 1), computed by a projection before the aggregation; the aggregates
+   * skip its nulls. {@code COUNT(DISTINCT x)} counts distinct non-null values; {@code MIN}/{@code
+   * MAX(DISTINCT x)} are {@code MIN}/{@code MAX(x)}.
+   */
   private Lowered aggregate(Aggregate a) {
     if (a.getGroupSets().size() != 1) {
-      throw SqlException.notSupported("GROUPING SETS, ROLLUP and CUBE");
+      throw unsupported("GROUPING SETS, ROLLUP and CUBE", a.getGroupType() == Aggregate.Group.ROLLUP ? "rollup" : "cube");
     }
     Lowered in = lower(a.getInput());
     List<String> keys = new ArrayList<>();
     for (int k : a.getGroupSet()) {
       keys.add(in.name(k));
     }
+    List<Named> filtered = new ArrayList<>();
     List<Agg> calls = new ArrayList<>();
     List<String> names = a.getRowType().getFieldNames();
     for (int i = 0; i < a.getAggCallList().size(); i++) {
       AggregateCall c = a.getAggCallList().get(i);
+      String fn = c.getAggregation().getName();
       String out = columnName(names.get(keys.size() + i), keys.size() + i);
-      if (c.isDistinct()) {
-        throw SqlException.notSupported("DISTINCT in " + c.getAggregation().getName());
+      if (c.getArgList().size() > 1) {
+        throw unsupported(fn + " of " + c.getArgList().size() + " arguments", fn);
       }
-      if (c.hasFilter()) {
-        throw SqlException.notSupported("FILTER on " + c.getAggregation().getName());
+      if (c.getCollation() != null && !c.getCollation().getFieldCollations().isEmpty()) {
+        throw unsupported("WITHIN GROUP (ORDER BY ...) on " + fn, "within");
       }
       String arg = c.getArgList().isEmpty() ? null : in.name(c.getArgList().get(0));
-      calls.add(switch (c.getAggregation().getKind()) {
-        case COUNT -> arg == null ? Agg.count(out) : Agg.count(arg, out);
+      if (c.hasFilter()) {
+        String f = "_filter" + i;
+        Ex then = arg == null ? Ex.lit(1L) : Ex.col(arg);
+        filtered.add(new Named(Ex.fn("case", Ex.col(in.name(c.filterArg)), then), f));
+        arg = f;
+      }
+      boolean countStar = arg == null;
+      SqlKind kind = c.getAggregation().getKind();
+      if (c.isDistinct() && kind != SqlKind.COUNT && kind != SqlKind.MIN && kind != SqlKind.MAX) {
+        throw unsupported("DISTINCT in " + fn + " (COUNT, MIN and MAX take it)", "distinct");
+      }
+      calls.add(switch (kind) {
+        case COUNT -> c.isDistinct() ? Agg.countDistinct(arg, out) : countStar ? Agg.count(out) : Agg.count(arg, out);
         case SUM, SUM0 -> Agg.sum(arg, out);
         case AVG -> Agg.avg(arg, out);
         case MIN -> Agg.min(arg, out);
         case MAX -> Agg.max(arg, out);
-        default -> throw SqlException.notSupported("aggregate function " + c.getAggregation().getName());
+        default -> throw unsupported("aggregate function " + fn, fn);
       });
     }
-    return identity(in.stream().groupBy(keys.toArray(String[]::new)).agg(calls.toArray(Agg[]::new)), keys.size() + calls.size());
+    Stream input = in.stream();
+    if (!filtered.isEmpty()) {
+      List<Named> cols = new ArrayList<>();
+      Set<String> seen = new TreeSet<>();
+      for (int f = 0; f < in.fields().length; f++) {
+        if (seen.add(in.name(f))) {
+          cols.add(new Named(Ex.col(in.name(f)), in.name(f)));
+        }
+      }
+      cols.addAll(filtered);
+      input = input.project(cols);
+    }
+    return identity(input.groupBy(keys.toArray(String[]::new)).agg(calls.toArray(Agg[]::new)), keys.size() + calls.size());
   }
 
   private Lowered join(Join j) {
     if (j.getJoinType() != JoinRelType.INNER) {
-      throw SqlException.notSupported(j.getJoinType().name() + " join (only inner equi-joins are)");
+      throw unsupported(j.getJoinType().name() + " join (only inner equi-joins are)", j.getJoinType().name().toLowerCase(Locale.ROOT));
     }
     Lowered left = lower(j.getLeft());
     Lowered right = lower(j.getRight());
     JoinInfo info = j.analyzeCondition();
     if (info.leftKeys.isEmpty()) {
-      throw SqlException.notSupported("a join without an equality between its sides (cross or theta join)");
+      throw unsupported("a join without an equality between its sides (cross or theta join)", "join");
     }
     List<String> lk = new ArrayList<>();
     List<String> rk = new ArrayList<>();
@@ -201,7 +367,7 @@ final class StreamPlanner {
 
   private Lowered window(TableFunctionScan t) {
     if (!(t.getCall() instanceof RexCall call) || t.getInputs().size() != 1) {
-      throw SqlException.notSupported("table function " + t.getCall());
+      throw unsupported("table function " + t.getCall(), "table");
     }
     String fn = call.getOperator().getName().toUpperCase(Locale.ROOT);
     Lowered in = lower(t.getInputs().get(0));
@@ -213,27 +379,27 @@ final class StreamPlanner {
       } else if (o instanceof RexLiteral l && SqlTypeName.INTERVAL_TYPES.contains(l.getTypeName())) {
         intervals.add(l.getValueAs(BigDecimal.class).longValueExact());
       } else if (!(o instanceof RexInputRef)) {
-        throw SqlException.notSupported(fn + " argument " + o + " (expected DESCRIPTOR(column) and INTERVAL literals)");
+        throw unsupported(fn + " argument " + o + " (expected DESCRIPTOR(column) and INTERVAL literals)", fn);
       }
     }
     if (timeField == null) {
-      throw SqlException.notSupported(fn + " without DESCRIPTOR(time column)");
+      throw unsupported(fn + " without DESCRIPTOR(time column)", fn);
     }
     String time = in.name(timeField);
     Stream w = switch (fn) {
       case "TUMBLE" -> {
         if (intervals.size() != 1) {
-          throw SqlException.notSupported("TUMBLE with an offset");
+          throw unsupported("TUMBLE with an offset", fn);
         }
         yield in.stream().tumble(time, Duration.ofMillis(intervals.get(0)));
       }
       case "HOP" -> {
         if (intervals.size() != 2) {
-          throw SqlException.notSupported("HOP with an offset");
+          throw unsupported("HOP with an offset", fn);
         }
         yield in.stream().hop(time, Duration.ofMillis(intervals.get(1)), Duration.ofMillis(intervals.get(0)));
       }
-      default -> throw SqlException.notSupported("window table function " + fn + " (TUMBLE and HOP are)");
+      default -> throw unsupported("window table function " + fn + " (TUMBLE and HOP are)", fn);
     };
     int width = in.stream().schema().size();
     int[] fields = java.util.Arrays.copyOf(in.fields(), in.fields().length + 2);
@@ -254,6 +420,27 @@ final class StreamPlanner {
     }
     if (c.getKind() == SqlKind.SEARCH) {
       return ex(RexUtil.expandSearch(rex, null, c), in);
+    }
+    List<RexNode> ops = c.getOperands();
+    switch (c.getKind()) {
+      case EXTRACT -> {
+        return typed(Ex.fn("extract", Ex.lit(symbol(ops.get(0), "EXTRACT")), ex(ops.get(1), in)), c, in);
+      }
+      case FLOOR -> {
+        if (ops.size() == 2) {
+          return Ex.fn("date_trunc", Ex.lit(symbol(ops.get(1), "FLOOR")), ex(ops.get(0), in));
+        }
+      }
+      case TRIM -> {
+        return Ex.fn("trim_" + symbol(ops.get(0), "TRIM"), ex(ops.get(2), in), ex(ops.get(1), in));
+      }
+      case OTHER_FUNCTION, LIKE, POSITION -> {
+        Ex f = function(c, in);
+        if (f != null) {
+          return typed(f, c, in);
+        }
+      }
+      default -> { }
     }
     List<Ex> args = new ArrayList<>();
     for (RexNode o : c.getOperands()) {
@@ -277,10 +464,14 @@ final class StreamPlanner {
       case MINUS_PREFIX -> Ex.fn("neg", args.get(0));
       case IS_NULL -> Ex.isNull(args.get(0));
       case IS_NOT_NULL -> Ex.not(Ex.isNull(args.get(0)));
+      case IS_TRUE -> Ex.fn("coalesce", args.get(0), Ex.lit(false));
+      case IS_NOT_TRUE -> Ex.not(Ex.fn("coalesce", args.get(0), Ex.lit(false)));
+      case IS_FALSE -> Ex.not(Ex.fn("coalesce", args.get(0), Ex.lit(true)));
+      case IS_NOT_FALSE -> Ex.fn("coalesce", args.get(0), Ex.lit(true));
       case CAST -> {
         DataType to = Schemas.tideType(c.getType().getSqlTypeName());
         if (to == null) {
-          throw SqlException.notSupported("CAST to " + c.getType().getSqlTypeName());
+          throw unsupported("CAST to " + c.getType().getSqlTypeName(), "cast");
         }
         DataType from = Schemas.tideType(c.getOperands().get(0).getType().getSqlTypeName());
         yield to == from ? args.get(0) : Ex.cast(args.get(0), to);
@@ -291,9 +482,70 @@ final class StreamPlanner {
         case "LOWER", "UPPER", "CHAR_LENGTH", "CHARACTER_LENGTH" ->
             Ex.fn(c.getOperator().getName().toLowerCase(Locale.ROOT).replace("character_length", "char_length"), args.get(0));
         case "||", "CONCAT" -> Ex.fn("concat", args.toArray(Ex[]::new));
-        default -> throw SqlException.notSupported("function " + c.getOperator().getName() + " in a materialized view");
+        default -> throw unsupported("function " + c.getOperator().getName() + " in a materialized view (see docs/sql.md for"
+            + " the functions views evaluate)", c.getOperator().getName());
       };
     };
+  }
+
+  /** The string and date/time functions of {@link dev.tide.stream.expr.ScalarFunctions}; null if {@code c} is none of them. */
+  private Ex function(RexCall c, Lowered in) {
+    String name = c.getOperator().getName().toUpperCase(Locale.ROOT);
+    if (c.getKind() == SqlKind.LIKE) {
+      if (!name.equals("LIKE") && !name.equals("NOT LIKE")) {
+        throw unsupported(name + " (LIKE is)", name.split(" ")[name.split(" ").length - 1]);
+      }
+      Ex like = Ex.fn("like", args(c, in));
+      return name.equals("LIKE") ? like : Ex.not(like);
+    }
+    if (c.getKind() == SqlKind.POSITION && c.getOperands().size() > 2) {
+      throw unsupported("POSITION(... FROM start)", "position");
+    }
+    return switch (name) {
+      case "SUBSTRING", "SUBSTR" -> Ex.fn("substring", args(c, in));
+      case "LEFT" -> Ex.fn("substring", ex(c.getOperands().get(0), in), Ex.lit(1L), ex(c.getOperands().get(1), in));
+      case "SPLIT_PART" -> Ex.fn("split_part", args(c, in));
+      case "REGEXP_REPLACE" -> Ex.fn("regexp_replace", args(c, in));
+      case "REGEXP_EXTRACT" -> Ex.fn("regexp_extract", args(c, in));
+      case "REGEXP_LIKE" -> {
+        if (c.getOperands().size() > 2) {
+          throw unsupported("REGEXP_LIKE with flags", "regexp_like");
+        }
+        yield Ex.fn("regexp_like", args(c, in));
+      }
+      case "REPLACE" -> Ex.fn("replace", args(c, in));
+      case "POSITION", "STRPOS" -> Ex.fn("position", args(c, in));
+      case "DATE_TRUNC" -> Ex.fn("date_trunc", args(c, in));
+      case "TO_CHAR" -> Ex.fn("to_char", args(c, in));
+      default -> null;
+    };
+  }
+
+  private Ex[] args(RexCall c, Lowered in) {
+    Ex[] out = new Ex[c.getOperands().size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = ex(c.getOperands().get(i), in);
+    }
+    return out;
+  }
+
+  /** The lower-case name of a flag operand (a time unit of EXTRACT or FLOOR, the side of TRIM). */
+  private String symbol(RexNode n, String fn) {
+    if (n instanceof RexLiteral l && l.getValue() instanceof Enum<?> e) {
+      return e.name().toLowerCase(Locale.ROOT);
+    }
+    throw unsupported(fn + " argument " + n, fn);
+  }
+
+  /** {@code e} cast to Calcite's type of {@code c} when Tide would type it otherwise (e.g. INT for BIGINT). */
+  private Ex typed(Ex e, RexCall c, Lowered in) {
+    DataType want = Schemas.tideType(c.getType().getSqlTypeName());
+    if (want == null) {
+      return e;
+    }
+    DataType got = dev.tide.stream.expr.ExprResolver.typeOf(dev.tide.stream.expr.ExprResolver.resolve(e, in.stream().schema(),
+        c.getOperator().getName()));
+    return got == want ? e : Ex.cast(e, want);
   }
 
   private static Ex fold(String op, List<Ex> args) {

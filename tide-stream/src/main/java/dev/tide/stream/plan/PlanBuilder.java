@@ -18,6 +18,7 @@ import dev.tide.proto.plan.ProjectNode;
 import dev.tide.proto.plan.SinkNode;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.proto.plan.TopFilterNode;
+import dev.tide.proto.plan.TopNNode;
 import dev.tide.proto.plan.WindowKind;
 import dev.tide.proto.plan.WindowNode;
 import dev.tide.stream.expr.Ex;
@@ -483,6 +484,10 @@ public final class PlanBuilder {
         fields.add(in.schema.field(k));
       }
       for (Agg a : calls) {
+        if (a.kind() == AggKind.COUNT_DISTINCT && windowKey >= 0) {
+          throw new PlanException(in.where("aggregate") + ": count(distinct " + a.column() + ") cannot emit on window close;"
+              + " aggregate without emitOnWindowClose");
+        }
         AggCall.Builder c = AggCall.newBuilder().setKind(a.kind()).setName(a.name());
         DataType out = DataType.BIGINT;
         if (a.kind() != AggKind.COUNT_STAR) {
@@ -521,6 +526,44 @@ public final class PlanBuilder {
      */
     public Stream maxRows(String column) {
       return topRows(column, true, "maxRows");
+    }
+
+    /**
+     * Per group, its first {@code limit} rows in the order of {@code orderColumns} (each descending
+     * when its flag says so; nulls greatest), ties broken by the input's stream key ascending, with
+     * their row number appended as {@code rankName} (SQL: {@code ROW_NUMBER() OVER (PARTITION BY
+     * keys ORDER BY ...) AS rankName} and a filter {@code rankName <= limit}). The changelog updates
+     * a row whose number changes; the stream key is the group keys, then the input's.
+     */
+    public Stream topN(List<String> orderColumns, List<Boolean> descending, long limit, String rankName) {
+      String op = "topN";
+      if (limit < 1 || limit > 100_000) {
+        throw new PlanException(in.where(op) + ": limit " + limit + " must be between 1 and 100000");
+      }
+      if (orderColumns.size() != descending.size()) {
+        throw new PlanException(in.where(op) + ": " + orderColumns.size() + " order columns but " + descending.size() + " directions");
+      }
+      if (in.schema.indexOf(rankName) >= 0) {
+        throw new PlanException(in.where(op) + ": the rank column '" + rankName + "' is already a column of the input; name it otherwise");
+      }
+      boolean retracting = !nodes.get(in.id).getAppendOnly();
+      TopNNode.Builder t = TopNNode.newBuilder().setLimit(limit).setRetractingInput(retracting);
+      Set<Integer> outKey = new LinkedHashSet<>();
+      for (int k : keys) {
+        t.addGroupKeys(k);
+        outKey.add(k);
+      }
+      for (int i = 0; i < orderColumns.size(); i++) {
+        t.addOrderColumns(in.column(orderColumns.get(i), op)).addDescending(descending.get(i));
+      }
+      for (int k : in.key) {
+        t.addInputKey(k);
+        outKey.add(k);
+      }
+      List<Field> fields = new ArrayList<>(in.schema.fields());
+      fields.add(new Field(rankName, DataType.BIGINT));
+      return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields),
+          outKey.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(in.hidden, fields.size()));
     }
 
     /** Per group, the rows that hold the group's least value of {@code column}; see {@link #maxRows}. */
