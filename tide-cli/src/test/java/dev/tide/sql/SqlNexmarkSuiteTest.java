@@ -177,6 +177,100 @@ class SqlNexmarkSuiteTest {
     soft.assertAll();
   }
 
+  /**
+   * Functions, FILTER and DISTINCT aggregates and ROW_NUMBER beyond what the suite uses, against
+   * plain-Java computations (not ScalarFunctions) over the same bids: top-N and COUNT(DISTINCT) over
+   * an aggregation's retracting changelog, a rank filter with another condition, null results.
+   */
+  @Test
+  void functionsAggregatesAndTopNEqualPlainJava() throws Exception {
+    Map<String, String> views = new TreeMap<>();
+    views.put("fn_exprs", "SELECT auction, SUBSTRING(url FROM 9 FOR 5) AS s1, SUBSTRING(channel, 2) AS s2, LEFT(channel, 2) AS l2,"
+        + " REGEXP_REPLACE(url, '[0-9]+', '#') AS r1, POSITION('o' IN channel) AS p1, TRIM(BOTH 'G' FROM channel) AS t1,"
+        + " DATE_TRUNC('minute', date_time) AS m, FLOOR(date_time TO SECOND) AS fs, EXTRACT(SECOND FROM date_time) AS sec,"
+        + " EXTRACT(EPOCH FROM date_time) AS ep, EXTRACT(DOW FROM date_time) AS dw, channel LIKE 'G%' AS g,"
+        + " url NOT LIKE '%apple%' AS na, TO_CHAR(date_time, 'YYYY/MM/DD HH24:MI:SS') AS tc, REGEXP_EXTRACT(url, 'id=(9+)', 1) AS nines"
+        + " FROM bid WHERE MOD(auction, 7) = 0");
+    views.put("agg_exprs", "SELECT channel, COUNT(DISTINCT auction) AS auctions, SUM(price) FILTER (WHERE bidder > 1500) AS sum_hi,"
+        + " MIN(price) FILTER (WHERE price > 1000) AS min_hi, COUNT(bidder) FILTER (WHERE channel LIKE '%a%') AS fa,"
+        + " MAX(DISTINCT price) AS mx, SUM(price) FILTER (WHERE price < 0) AS neg FROM bid GROUP BY channel");
+    views.put("top_bidders", "SELECT * FROM (SELECT bidder, b, n, ROW_NUMBER() OVER (PARTITION BY b ORDER BY n DESC) AS rn"
+        + " FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n FROM bid GROUP BY bidder)) WHERE rn < 4 AND n > 1");
+    views.put("distinct_over_changes", "SELECT n, COUNT(DISTINCT b) AS bs FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n"
+        + " FROM bid GROUP BY bidder) GROUP BY n");
+    for (Map.Entry<String, String> v : views.entrySet()) {
+      try (Statement s = conn.createStatement()) {
+        s.execute("CREATE MATERIALIZED VIEW " + v.getKey() + " AS " + v.getValue());
+      }
+    }
+    List<Object[]> bids = events.bids();
+    Map<String, List<List<Object>>> expected = new TreeMap<>();
+    expected.put("fn_exprs", rowsOf(bids, b -> l(b[B_AUCTION]) % 7 == 0, b -> {
+      String url = (String) b[B_URL];
+      String ch = (String) b[B_CHANNEL];
+      long t = l(b[B_DATE_TIME]);
+      LocalDateTime dt = LocalDateTime.ofInstant(Instant.ofEpochMilli(t), ZoneOffset.UTC);
+      int g = 0;
+      while (g < ch.length() && ch.charAt(g) == 'G') {
+        g++;
+      }
+      int e = ch.length();
+      while (e > g && ch.charAt(e - 1) == 'G') {
+        e--;
+      }
+      java.util.regex.Matcher nines = java.util.regex.Pattern.compile("id=(9+)").matcher(url);
+      return Arrays.asList(b[B_AUCTION], url.substring(8, Math.min(13, url.length())), ch.substring(1), ch.substring(0, 2),
+          url.replaceFirst("[0-9]+", "#"), (long) ch.indexOf('o') + 1, ch.substring(g, e), t - Math.floorMod(t, 60_000),
+          t - Math.floorMod(t, 1000), (long) dt.getSecond(), Math.floorDiv(t, 1000), (long) dt.getDayOfWeek().getValue() % 7,
+          ch.startsWith("G"), !url.contains("apple"), dt.format(DateTimeFormatter.ofPattern("yyyy/MM/dd HH:mm:ss")),
+          nines.find() ? nines.group(1) : null);
+    }));
+    List<List<Object>> aggs = new ArrayList<>();
+    groups(bids, b -> List.of(b[B_CHANNEL])).forEach((k, grp) -> {
+      long hi = grp.stream().filter(b -> l(b[B_BIDDER]) > 1500).mapToLong(b -> l(b[B_PRICE])).sum();
+      boolean anyHi = grp.stream().anyMatch(b -> l(b[B_BIDDER]) > 1500);
+      Long minHi = grp.stream().filter(b -> l(b[B_PRICE]) > 1000).map(b -> l(b[B_PRICE])).min(Long::compare).orElse(null);
+      aggs.add(Arrays.asList(k.get(0), grp.stream().map(b -> b[B_AUCTION]).distinct().count(), anyHi ? hi : null, minHi,
+          ((String) k.get(0)).contains("a") ? (long) grp.size() : 0L, grp.stream().mapToLong(b -> l(b[B_PRICE])).max().orElseThrow(), null));
+    });
+    expected.put("agg_exprs", NexmarkReference.sorted(aggs));
+    Map<Long, Long> perBidder = new TreeMap<>();
+    bids.forEach(b -> perBidder.merge(l(b[B_BIDDER]), 1L, Long::sum));
+    List<List<Object>> top = new ArrayList<>();
+    Map<Long, List<Map.Entry<Long, Long>>> byB = new TreeMap<>();
+    perBidder.entrySet().forEach(en -> byB.computeIfAbsent(Math.floorMod(en.getKey(), 3L), x -> new ArrayList<>()).add(en));
+    byB.forEach((b, list) -> {
+      list.sort(Comparator.<Map.Entry<Long, Long>>comparingLong(en -> -en.getValue()).thenComparingLong(Map.Entry::getKey));
+      for (int i = 0; i < Math.min(3, list.size()); i++) {
+        if (list.get(i).getValue() > 1) {
+          top.add(Arrays.asList(list.get(i).getKey(), b, list.get(i).getValue(), (long) i + 1));
+        }
+      }
+    });
+    expected.put("top_bidders", NexmarkReference.sorted(top));
+    Map<Long, java.util.Set<Long>> bsByN = new TreeMap<>();
+    perBidder.forEach((bidder, n) -> bsByN.computeIfAbsent(n, x -> new java.util.TreeSet<>()).add(Math.floorMod(bidder, 3L)));
+    List<List<Object>> distinct = new ArrayList<>();
+    bsByN.forEach((n, bs) -> distinct.add(Arrays.asList(n, (long) bs.size())));
+    expected.put("distinct_over_changes", NexmarkReference.sorted(distinct));
+
+    SoftAssertions soft = new SoftAssertions();
+    for (String v : views.keySet()) {
+      await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(250)).until(() -> done(v));
+    }
+    for (String v : views.keySet()) {
+      List<List<Object>> want = expected.get(v);
+      soft.assertThat(want).as(v + " reference").isNotEmpty();
+      try {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> rows(v).equals(want));
+      } catch (org.awaitility.core.ConditionTimeoutException e) {
+        List<List<Object>> got = rows(v);
+        soft.assertThat(got).as(v + ": " + got.size() + " rows, reference " + want.size()).isEqualTo(want);
+      }
+    }
+    soft.assertAll();
+  }
+
   // ---- references ----
 
   private static long l(Object v) {

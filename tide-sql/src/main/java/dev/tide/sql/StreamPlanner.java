@@ -183,27 +183,42 @@ final class StreamPlanner {
     if (limit == null) {
       throw unsupported("ROW_NUMBER() without a rank limit (WHERE rn <= n, rn < n or rn = 1)", "row_number");
     }
-    Lowered in = lower(p.getInput());
+    Lowered input = lower(p.getInput());
+    // Keys that are expressions (Calcite inlines a subquery's computed columns) become columns first.
+    List<Named> computed = new ArrayList<>();
     List<String> keys = new ArrayList<>();
     for (RexNode k : o.getWindow().partitionKeys) {
-      if (!(k instanceof RexInputRef ref)) {
-        throw unsupported("PARTITION BY an expression (a column is needed)", "partition");
-      }
-      keys.add(in.name(ref.getIndex()));
+      keys.add(keyColumn(k, input, computed));
     }
     List<String> order = new ArrayList<>();
+    for (org.apache.calcite.rex.RexFieldCollation c : o.getWindow().orderKeys) {
+      order.add(keyColumn(c.left, input, computed));
+    }
+    Lowered in = input;
+    if (!computed.isEmpty()) {
+      List<Named> cols = new ArrayList<>();
+      Set<String> seen = new TreeSet<>();
+      for (int i = 0; i < input.fields().length; i++) {
+        if (seen.add(input.name(i))) {
+          cols.add(new Named(Ex.col(input.name(i)), input.name(i)));
+        }
+      }
+      cols.addAll(computed);
+      Stream s = input.stream().project(cols);
+      int[] fields = new int[input.fields().length];
+      for (int i = 0; i < fields.length; i++) {
+        fields[i] = s.schema().indexOf(input.name(i));
+      }
+      in = new Lowered(s, fields);
+    }
     List<Boolean> descending = new ArrayList<>();
     for (org.apache.calcite.rex.RexFieldCollation c : o.getWindow().orderKeys) {
-      if (!(c.left instanceof RexInputRef ref)) {
-        throw unsupported("ORDER BY an expression in OVER (a column is needed)", "order");
-      }
       boolean desc = c.getDirection() == org.apache.calcite.rel.RelFieldCollation.Direction.DESCENDING;
       org.apache.calcite.rel.RelFieldCollation.NullDirection nulls = c.getNullDirection();
       if (nulls != (desc ? org.apache.calcite.rel.RelFieldCollation.NullDirection.FIRST
           : org.apache.calcite.rel.RelFieldCollation.NullDirection.LAST)) {
         throw unsupported("NULLS FIRST/LAST in OVER (nulls sort as the greatest values)", "nulls");
       }
-      order.add(in.name(ref.getIndex()));
       descending.add(desc);
     }
     String rank = "_rank";
@@ -217,6 +232,16 @@ final class StreamPlanner {
     Lowered projected = identity(top.project(exprs), exprs.size());
     return rest.isEmpty() ? projected
         : new Lowered(projected.stream().filter(ex(RexUtil.composeConjunction(rex, rest), projected)), projected.fields());
+  }
+
+  /** The column of a PARTITION BY or ORDER BY key: an input column, or one added to {@code computed}. */
+  private String keyColumn(RexNode k, Lowered in, List<Named> computed) {
+    if (k instanceof RexInputRef ref) {
+      return in.name(ref.getIndex());
+    }
+    String name = "_key" + computed.size();
+    computed.add(new Named(ex(k, in), name));
+    return name;
   }
 
   /** n if {@code c} is {@code $rank <= n}, {@code $rank < n + 1} or {@code $rank = 1} (either way round), else null. */

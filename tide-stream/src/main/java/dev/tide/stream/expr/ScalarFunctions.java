@@ -229,11 +229,13 @@ public final class ScalarFunctions {
 
   private static DateTimeFormatter formatter(String format) {
     StringBuilder p = new StringBuilder();
+    StringBuilder text = new StringBuilder(); // literal text not yet quoted into p
     int i = 0;
     outer:
     while (i < format.length()) {
       for (String[] t : TEMPLATE) {
         if (format.startsWith(t[0], i)) {
+          quote(text, p);
           p.append(t[1]);
           i += t[0].length();
           continue outer;
@@ -245,16 +247,25 @@ public final class ScalarFunctions {
         if (end < 0) {
           throw new IllegalArgumentException("to_char format '" + format + "' has an unterminated quoted text");
         }
-        p.append('\'').append(format, i + 1, end).append('\'');
+        text.append(format, i + 1, end);
         i = end + 1;
       } else if (Character.isLetter(c)) {
         throw new IllegalArgumentException("to_char format '" + format + "': pattern at '" + format.substring(i)
             + "' is not supported; supported: YYYY YY MM Mon Month DD DDD Dy Day HH24 HH12 HH MI SS MS AM PM Q and \"text\"");
       } else {
-        p.append(c == '\'' ? "''" : "'" + c + "'");
+        text.append(c);
         i++;
       }
     }
+    quote(text, p);
     return DateTimeFormatter.ofPattern(p.toString(), Locale.ROOT);
+  }
+
+  /** Appends {@code text} to a DateTimeFormatter pattern as one quoted literal, and empties it. */
+  private static void quote(StringBuilder text, StringBuilder pattern) {
+    if (text.length() > 0) {
+      pattern.append('\'').append(text.toString().replace("'", "''")).append('\'');
+      text.setLength(0);
+    }
   }
 }
