@@ -32,6 +32,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.HashSet;
 import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -198,13 +200,55 @@ class SqlNexmarkSuiteTest {
         + " FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n FROM bid GROUP BY bidder)) WHERE rn < 4 AND n > 1");
     views.put("distinct_over_changes", "SELECT n, COUNT(DISTINCT b) AS bs FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n"
         + " FROM bid GROUP BY bidder) GROUP BY n");
+    views.put("left_join", "SELECT a.id, a.category, b.price FROM auction a LEFT JOIN (SELECT auction, price FROM bid"
+        + " WHERE MOD(auction, 5) = 0) b ON a.id = b.auction");
+    views.put("right_join", "SELECT b.price, a.id FROM (SELECT auction, price FROM bid WHERE MOD(auction, 5) = 0) b"
+        + " RIGHT JOIN auction a ON b.auction = a.id");
+    views.put("full_join", "SELECT p.id AS person, a.id AS auction FROM person p FULL OUTER JOIN (SELECT id, seller FROM auction"
+        + " WHERE MOD(id, 3) = 0) a ON p.id = a.seller");
     for (Map.Entry<String, String> v : views.entrySet()) {
       try (Statement s = conn.createStatement()) {
         s.execute("CREATE MATERIALIZED VIEW " + v.getKey() + " AS " + v.getValue());
       }
     }
     List<Object[]> bids = events.bids();
+    Map<Long, List<Object[]>> bidsBy5 = new HashMap<>();
+    bids.stream().filter(b -> l(b[B_AUCTION]) % 5 == 0).forEach(b -> bidsBy5.computeIfAbsent(l(b[B_AUCTION]), x -> new ArrayList<>()).add(b));
+    List<List<Object>> left = new ArrayList<>();
+    List<List<Object>> right = new ArrayList<>();
+    for (Object[] a : events.auctions()) {
+      List<Object[]> bs = bidsBy5.getOrDefault(l(a[A_ID]), List.of());
+      for (Object[] b : bs) {
+        left.add(Arrays.asList(a[A_ID], a[A_CATEGORY], b[B_PRICE]));
+        right.add(Arrays.asList(b[B_PRICE], a[A_ID]));
+      }
+      if (bs.isEmpty()) {
+        left.add(Arrays.asList(a[A_ID], a[A_CATEGORY], null));
+        right.add(Arrays.asList(null, a[A_ID]));
+      }
+    }
     Map<String, List<List<Object>>> expected = new TreeMap<>();
+    expected.put("left_join", NexmarkReference.sorted(left));
+    expected.put("right_join", NexmarkReference.sorted(right));
+    Map<Long, List<Long>> auctionsBySeller = new HashMap<>();
+    events.auctions().stream().filter(a -> l(a[A_ID]) % 3 == 0)
+        .forEach(a -> auctionsBySeller.computeIfAbsent(l(a[7]), x -> new ArrayList<>()).add(l(a[A_ID])));
+    Set<Long> persons = new HashSet<>();
+    List<List<Object>> full = new ArrayList<>();
+    for (Object[] p : events.persons()) {
+      persons.add(l(p[0]));
+      List<Long> as = auctionsBySeller.getOrDefault(l(p[0]), List.of());
+      as.forEach(a -> full.add(Arrays.asList(p[0], a)));
+      if (as.isEmpty()) {
+        full.add(Arrays.asList(p[0], null));
+      }
+    }
+    auctionsBySeller.forEach((seller, as) -> {
+      if (!persons.contains(seller)) {
+        as.forEach(a -> full.add(Arrays.asList(null, a)));
+      }
+    });
+    expected.put("full_join", NexmarkReference.sorted(full));
     expected.put("fn_exprs", rowsOf(bids, b -> l(b[B_AUCTION]) % 7 == 0, b -> {
       String url = (String) b[B_URL];
       String ch = (String) b[B_CHANNEL];

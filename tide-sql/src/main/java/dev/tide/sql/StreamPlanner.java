@@ -363,22 +363,32 @@ final class StreamPlanner {
   }
 
   private Lowered join(Join j) {
-    if (j.getJoinType() != JoinRelType.INNER) {
-      throw unsupported(j.getJoinType().name() + " join (only inner equi-joins are)", j.getJoinType().name().toLowerCase(Locale.ROOT));
-    }
-    Lowered left = lower(j.getLeft());
-    Lowered right = lower(j.getRight());
+    dev.tide.proto.plan.JoinType type = switch (j.getJoinType()) {
+      case INNER -> dev.tide.proto.plan.JoinType.INNER;
+      case LEFT -> dev.tide.proto.plan.JoinType.LEFT_OUTER;
+      case RIGHT -> dev.tide.proto.plan.JoinType.RIGHT_OUTER;
+      case FULL -> dev.tide.proto.plan.JoinType.FULL_OUTER;
+      default -> throw unsupported(j.getJoinType().name() + " join (inner, left, right and full equi-joins are; EXISTS and IN"
+          + " subqueries are not)", j.getJoinType() == JoinRelType.ANTI ? "not" : "in");
+    };
+    String kind = j.getJoinType().name().toLowerCase(Locale.ROOT);
     JoinInfo info = j.analyzeCondition();
     if (info.leftKeys.isEmpty()) {
       throw unsupported("a join without an equality between its sides (cross or theta join)", "join");
     }
+    if (type != dev.tide.proto.plan.JoinType.INNER && !info.isEqui()) {
+      throw unsupported(j.getJoinType().name() + " join whose ON has more than equalities between the sides (filter a side"
+          + " in a subquery instead)", kind);
+    }
+    Lowered left = lower(j.getLeft());
+    Lowered right = lower(j.getRight());
     List<String> lk = new ArrayList<>();
     List<String> rk = new ArrayList<>();
     for (int i = 0; i < info.leftKeys.size(); i++) {
       lk.add(left.name(info.leftKeys.get(i)));
       rk.add(right.name(info.rightKeys.get(i)));
     }
-    Stream joined = left.stream().join(right.stream(), lk, rk);
+    Stream joined = left.stream().join(right.stream(), lk, rk, List.of(), type);
     int leftWidth = left.stream().schema().size();
     int[] fields = new int[left.fields().length + right.fields().length];
     System.arraycopy(left.fields(), 0, fields, 0, left.fields().length);

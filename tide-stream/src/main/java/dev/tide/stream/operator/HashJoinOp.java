@@ -40,6 +40,13 @@ import java.util.Map;
  * their match are stored. A later delete of a settled row joins the same match and writes a
  * tombstone over nothing.
  *
+ * <p>Outer joins ({@link HashJoinNode#getJoinType()}): a row of a preserved side whose key has no
+ * row on the other side (or is null) is emitted padded with nulls. Since the condition is the key
+ * equality alone, a row has matches exactly when the other side has rows under its key: when the
+ * first row of a key arrives on one side, the padded rows of the other side's rows under that key are
+ * deleted before the joined rows are inserted, and when the last one leaves they are inserted again.
+ * Outer joins store every row (no settled rows) and look up the row's own side under its key.
+ *
  * <p>Watermarks: once both sides have one on the same join key column (a window), rows of either
  * side below the lesser of the two can match no later row, so they are deleted from state (by the
  * primary keys a {@link WindowKeys} index per side holds; the join key leads them), and the lesser
@@ -53,6 +60,8 @@ public final class HashJoinOp implements Operator {
   private final int[] tableIds = new int[2];
   private final boolean[] appendOnly = new boolean[2];
   private final boolean[] unique = new boolean[2];
+  private final boolean[] preserved = new boolean[2]; // rows of the side are kept, padded, when they match nothing
+  private final Object[][] nulls = new Object[2][];
   private final boolean integerKeys;
   private final ActorContext ctx;
   private final StateTable[] tables = new StateTable[2];
@@ -93,6 +102,18 @@ public final class HashJoinOp implements Operator {
     System.arraycopy(rightTypes, 0, out, leftTypes.length, rightTypes.length);
     this.builder = new ChunkBuilder(out, StreamChunk.DEFAULT_CAPACITY);
     this.leftWidth = leftTypes.length;
+    dev.tide.proto.plan.JoinType type = node.getJoinType();
+    preserved[0] = type == dev.tide.proto.plan.JoinType.LEFT_OUTER || type == dev.tide.proto.plan.JoinType.FULL_OUTER;
+    preserved[1] = type == dev.tide.proto.plan.JoinType.RIGHT_OUTER || type == dev.tide.proto.plan.JoinType.FULL_OUTER;
+    nulls[0] = new Object[leftTypes.length];
+    nulls[1] = new Object[rightTypes.length];
+  }
+
+  /** A row of side {@code side} padded with the other side's nulls. */
+  private Object[] padded(int side, Object[] row) {
+    Object[] out = new Object[nulls[0].length + nulls[1].length];
+    System.arraycopy(row, 0, out, side == 0 ? 0 : nulls[0].length, row.length);
+    return out;
   }
 
   @Override
@@ -167,16 +188,26 @@ public final class HashJoinOp implements Operator {
     int other = 1 - side;
     int n = chunk.size();
     rowVnodes = tables[side].vnodes(chunk, rowVnodes);
+    boolean outer = preserved[0] || preserved[1];
     for (int i = 0; i < n; i++) {
-      if (!chunk.visible(i) || !keyOf(side, chunk, i)) {
-        continue; // a null key matches nothing
+      if (!chunk.visible(i)) {
+        continue;
       }
       byte op = Op.normalize(chunk.op(i));
       boolean insert = Op.isInsert(op);
+      if (!keyOf(side, chunk, i)) {
+        if (preserved[side]) {
+          out.emitIfAny(builder.appendRow(op, padded(side, chunk.row(i)))); // a null key matches nothing
+        }
+        continue;
+      }
       KeyRows matches = rows(other, !(unique[side] && appendOnly[side]));
-      boolean settled = insert && unique[other] && appendOnly[other] && !matches.rows.isEmpty();
+      boolean settled = !outer && insert && unique[other] && appendOnly[other] && !matches.rows.isEmpty();
+      int before = -1;
+      int after = -1;
       if (!settled) {
-        KeyRows own = insert && unique[side] ? rows(side, true) : cached(side);
+        KeyRows own = preserved[other] || (insert && unique[side]) ? rows(side, true) : cached(side);
+        before = own == null ? -1 : own.rows.size();
         if (insert) {
           tables[side].put(chunk, i, rowVnodes[i]);
           if (windows[side] != null) {
@@ -191,9 +222,23 @@ public final class HashJoinOp implements Operator {
             own.remove(chunk.row(i), tables[side]);
           }
         }
+        after = own == null ? -1 : own.rows.size();
+      }
+      if (preserved[other] && insert && before == 0) {
+        for (Object[] match : matches.rows) {
+          out.emitIfAny(builder.appendRow(Op.DELETE.code(), padded(other, match))); // its first match arrived
+        }
       }
       for (Object[] match : matches.rows) {
         out.emitIfAny(side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i));
+      }
+      if (preserved[other] && !insert && before > 0 && after == 0) {
+        for (Object[] match : matches.rows) {
+          out.emitIfAny(builder.appendRow(Op.INSERT.code(), padded(other, match))); // its last match left
+        }
+      }
+      if (preserved[side] && matches.rows.isEmpty()) {
+        out.emitIfAny(builder.appendRow(op, padded(side, chunk.row(i))));
       }
     }
     out.emitIfAny(builder.take());

@@ -225,6 +225,15 @@ public final class PlanBuilder {
      * changes in order at one actor while each row still meets only its exact matches.
      */
     public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy) {
+      return join(right, leftKeys, rightKeys, partitionBy, dev.tide.proto.plan.JoinType.INNER);
+    }
+
+    /**
+     * An equi-join of {@code type}: an outer join also keeps, padded with nulls, the rows of its
+     * preserved side(s) that match no row of the other; see {@link #join(Stream, List, List, List)}.
+     */
+    public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy,
+        dev.tide.proto.plan.JoinType type) {
       if (leftKeys.isEmpty()) {
         throw new PlanException("missing key in " + where("join") + ": an equi-join needs at least one key pair");
       }
@@ -235,7 +244,7 @@ public final class PlanBuilder {
       if (leftKeys.size() != rightKeys.size()) {
         throw new PlanException(where("join") + ": " + leftKeys.size() + " left keys but " + rightKeys.size() + " right keys");
       }
-      HashJoinNode.Builder j = HashJoinNode.newBuilder()
+      HashJoinNode.Builder j = HashJoinNode.newBuilder().setJoinType(type)
           .setLeftAppendOnly(nodes.get(id).getAppendOnly()).setRightAppendOnly(nodes.get(right.id).getAppendOnly());
       for (int i = 0; i < leftKeys.size(); i++) {
         int l = column(leftKeys.get(i), "join");
