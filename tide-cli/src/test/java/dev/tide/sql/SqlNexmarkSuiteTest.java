@@ -143,6 +143,7 @@ class SqlNexmarkSuiteTest {
     expected.put("q8", NexmarkReference.q8(events.persons(), events.auctions()));
     expected.put("q9", q9(events));
     expected.put("q10", q10(events.bids()));
+    expected.put("q11", q11(events.bids()));
     expected.put("q14", q14(events.bids()));
     expected.put("q15", q15(events.bids()));
     expected.put("q16", q16(events.bids()));
@@ -364,6 +365,22 @@ class SqlNexmarkSuiteTest {
       row.addAll(Arrays.asList(b[B_AUCTION], b[B_BIDDER], b[B_PRICE], b[B_DATE_TIME], b[B_EXTRA]));
       out.add(row);
     }
+    return NexmarkReference.sorted(out);
+  }
+
+  /** Per bidder, its bids in runs less than 10 s apart: count, first time, last time + 10 s. */
+  static List<List<Object>> q11(List<Object[]> bids) {
+    List<List<Object>> out = new ArrayList<>();
+    groups(bids, b -> List.of(b[B_BIDDER])).forEach((k, g) -> {
+      long[] times = g.stream().mapToLong(b -> l(b[B_DATE_TIME])).sorted().toArray();
+      int from = 0;
+      for (int i = 1; i <= times.length; i++) {
+        if (i == times.length || times[i] - times[i - 1] >= 10_000) {
+          out.add(Arrays.asList(k.get(0), (long) (i - from), times[from], times[i - 1] + 10_000));
+          from = i;
+        }
+      }
+    });
     return NexmarkReference.sorted(out);
   }
 

@@ -407,10 +407,17 @@ final class StreamPlanner {
     String fn = call.getOperator().getName().toUpperCase(Locale.ROOT);
     Lowered in = lower(t.getInputs().get(0));
     Integer timeField = null;
+    List<String> partitionBy = new ArrayList<>();
     List<Long> intervals = new ArrayList<>();
     for (RexNode o : call.getOperands()) {
       if (o instanceof RexCall d && d.getKind() == SqlKind.DESCRIPTOR) {
-        timeField = ((RexInputRef) d.getOperands().get(0)).getIndex();
+        if (timeField == null) {
+          timeField = ((RexInputRef) d.getOperands().get(0)).getIndex();
+        } else {
+          for (RexNode k : d.getOperands()) {
+            partitionBy.add(in.name(((RexInputRef) k).getIndex()));
+          }
+        }
       } else if (o instanceof RexLiteral l && SqlTypeName.INTERVAL_TYPES.contains(l.getTypeName())) {
         intervals.add(l.getValueAs(BigDecimal.class).longValueExact());
       } else if (!(o instanceof RexInputRef)) {
@@ -434,7 +441,13 @@ final class StreamPlanner {
         }
         yield in.stream().hop(time, Duration.ofMillis(intervals.get(1)), Duration.ofMillis(intervals.get(0)));
       }
-      default -> throw unsupported("window table function " + fn + " (TUMBLE and HOP are)", fn);
+      case "SESSION" -> {
+        if (intervals.size() != 1) {
+          throw unsupported("SESSION without exactly one gap INTERVAL", fn);
+        }
+        yield in.stream().session(time, partitionBy, Duration.ofMillis(intervals.get(0)));
+      }
+      default -> throw unsupported("window table function " + fn + " (TUMBLE, HOP and SESSION are)", fn);
     };
     int width = in.stream().schema().size();
     int[] fields = java.util.Arrays.copyOf(in.fields(), in.fields().length + 2);

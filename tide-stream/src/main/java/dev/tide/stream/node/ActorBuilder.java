@@ -166,6 +166,7 @@ final class ActorBuilder {
       case GROUP_TOP -> n.getGroupTop().getRetractingInput()
           ? new RetractingGroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx)
           : new GroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx);
+      case SESSION_WINDOW -> new dev.tide.stream.operator.SessionWindowOp(n.getSessionWindow(), inputTypes(n, 0, nodes, index), ctx);
       case TOP_N -> new dev.tide.stream.operator.TopNOp(n.getTopN(), inputTypes(n, 0, nodes, index), ctx);
       case TOP_FILTER -> new TopFilterOp(n.getTopFilter(), inputTypes(n, 0, nodes, index));
       case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));

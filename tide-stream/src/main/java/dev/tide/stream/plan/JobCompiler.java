@@ -150,7 +150,7 @@ public final class JobCompiler {
             + ") is marked append-only, but its output can hold deletes or updates; leave append_only unset (the plan builder derives it)");
       }
       if (((n.hasGroupTop() && !n.getGroupTop().getRetractingInput()) || (n.hasTopN() && !n.getTopN().getRetractingInput())
-          || n.hasTopFilter()) && !in[0]) {
+          || n.hasTopFilter() || n.hasSessionWindow()) && !in[0]) {
         throw new PlanException("plan '" + plan.getName() + "': " + kindName(n) + " node " + n.getId() + " needs an append-only input,"
             + " but its input node " + n.getInputs(0) + " (" + kindName(nodes.get(n.getInputs(0))) + ") can emit deletes or updates");
       }
@@ -223,6 +223,10 @@ public final class JobCompiler {
         int[] g = Types.ints(n.getTopN().getGroupKeysList());
         needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
       }
+      case SESSION_WINDOW -> {
+        int[] g = Types.ints(n.getSessionWindow().getPartitionKeysList());
+        needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
+      }
       case HASH_JOIN -> {
         HashJoinNode j = n.getHashJoin();
         needs[id][0] = new Need(Kind.HASH, partitionKeys(j, 0), true);
@@ -250,7 +254,7 @@ public final class JobCompiler {
     }
     provided[id] = switch (n.getKindCase()) {
       case SOURCE -> Dist.ANY;
-      case FILTER, WINDOW, TOP_FILTER, GROUP_TOP, TOP_N, MATERIALIZE, SINK, DIGEST -> in[0];
+      case FILTER, WINDOW, TOP_FILTER, GROUP_TOP, TOP_N, SESSION_WINDOW, MATERIALIZE, SINK, DIGEST -> in[0];
       case PROJECT -> mapThroughProject(n, in[0]);
       case HASH_AGG -> {
         if (in[0].kind() != Kind.HASH) {
@@ -627,6 +631,18 @@ public final class JobCompiler {
         b.getTopNBuilder().setTableId(next);
         out.add(table(next, prefix + ".topn", Types.schema(input.getSchemaList()).fields(), pk.stream().mapToInt(Integer::intValue).toArray(),
             d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
+        return next + 1;
+      }
+      case SESSION_WINDOW -> {
+        // A partition's rows are read by the prefix of its keys, in time order.
+        PlanNode input = nodes.get(nodes.get(planId).getInputs(0));
+        Set<Integer> pk = new LinkedHashSet<>(b.getSessionWindow().getPartitionKeysList());
+        pk.add(b.getSessionWindow().getTimeColumn());
+        pk.addAll(input.getStreamKeyList());
+        Dist d = provided[planId];
+        b.getSessionWindowBuilder().setTableId(next);
+        out.add(table(next, prefix + ".session", Types.schema(input.getSchemaList()).fields(),
+            pk.stream().mapToInt(Integer::intValue).toArray(), d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
         return next + 1;
       }
       case MATERIALIZE -> {

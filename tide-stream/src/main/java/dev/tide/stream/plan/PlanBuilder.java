@@ -186,6 +186,35 @@ public final class PlanBuilder {
       return window(WindowKind.HOP, timeColumn, size, slide);
     }
 
+    /**
+     * Session windows of {@code timeColumn} per partition of {@code partitionKeys} (none: one
+     * partition): rows less than {@code gap} apart share a session, whose window_start and
+     * window_end (last time + gap) are appended; rows are updated as later rows extend or merge
+     * their sessions. Needs an append-only input.
+     */
+    public Stream session(String timeColumn, List<String> partitionKeys, Duration gap) {
+      int t = column(timeColumn, "session");
+      if (schema.type(t) != DataType.TIMESTAMP) {
+        throw new PlanException("type mismatch in " + where("session") + ": time column '" + timeColumn + "' is "
+            + schema.type(t).sqlName() + ", must be timestamp");
+      }
+      if (gap.toMillis() <= 0) {
+        throw new PlanException(where("session") + ": the gap " + gap.toMillis() + " ms must be positive");
+      }
+      if (!nodes.get(id).getAppendOnly()) {
+        throw new PlanException(where("session") + ": the input can delete or update rows; session windows need an append-only input");
+      }
+      dev.tide.proto.plan.SessionWindowNode.Builder s = dev.tide.proto.plan.SessionWindowNode.newBuilder().setTimeColumn(t)
+          .setGapMs(gap.toMillis());
+      for (String k : partitionKeys) {
+        s.addPartitionKeys(column(k, "session"));
+      }
+      List<Field> fields = new ArrayList<>(schema.fields());
+      fields.add(new Field("window_start", DataType.TIMESTAMP));
+      fields.add(new Field("window_end", DataType.TIMESTAMP));
+      return add(PlanNode.newBuilder().setSessionWindow(s), List.of(this), new Schema(fields), key, Arrays.copyOf(hidden, fields.size()));
+    }
+
     private Stream window(WindowKind kind, String timeColumn, Duration size, Duration slide) {
       String op = kind.name().toLowerCase(java.util.Locale.ROOT);
       int t = column(timeColumn, op);
