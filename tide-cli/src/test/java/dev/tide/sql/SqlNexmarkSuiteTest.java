@@ -201,6 +201,9 @@ class SqlNexmarkSuiteTest {
         + " FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n FROM bid GROUP BY bidder)) WHERE rn < 4 AND n > 1");
     views.put("distinct_over_changes", "SELECT n, COUNT(DISTINCT b) AS bs FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n"
         + " FROM bid GROUP BY bidder) GROUP BY n");
+    views.put("closed_windows", "SELECT auction, window_start, COUNT(*) AS n, MAX(price) AS top"
+        + " FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) GROUP BY auction, window_start"
+        + " EMIT ON WINDOW CLOSE");
     views.put("left_join", "SELECT a.id, a.category, b.price FROM auction a LEFT JOIN (SELECT auction, price FROM bid"
         + " WHERE MOD(auction, 5) = 0) b ON a.id = b.auction");
     views.put("right_join", "SELECT b.price, a.id FROM (SELECT auction, price FROM bid WHERE MOD(auction, 5) = 0) b"
@@ -229,6 +232,16 @@ class SqlNexmarkSuiteTest {
       }
     }
     Map<String, List<List<Object>>> expected = new TreeMap<>();
+    Map<List<Object>, long[]> windows = new TreeMap<>(NexmarkReference.ROW_ORDER);
+    for (Object[] b : bids) {
+      long[] w = windows.computeIfAbsent(List.of(b[B_AUCTION], NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000)),
+          x -> new long[] {0, Long.MIN_VALUE});
+      w[0]++;
+      w[1] = Math.max(w[1], l(b[B_PRICE]));
+    }
+    List<List<Object>> closed = new ArrayList<>();
+    windows.forEach((k, w) -> closed.add(Arrays.asList(k.get(0), k.get(1), w[0], w[1])));
+    expected.put("closed_windows", NexmarkReference.sorted(closed));
     expected.put("left_join", NexmarkReference.sorted(left));
     expected.put("right_join", NexmarkReference.sorted(right));
     Map<Long, List<Long>> auctionsBySeller = new HashMap<>();
@@ -312,6 +325,23 @@ class SqlNexmarkSuiteTest {
         List<List<Object>> got = rows(v);
         soft.assertThat(got).as(v + ": " + got.size() + " rows, reference " + want.size()).isEqualTo(want);
       }
+    }
+    // EMIT ON WINDOW CLOSE planned as such, over a source whose watermark trails by its declared 4 s.
+    List<String> plan = new ArrayList<>();
+    try (Statement s = conn.createStatement(); ResultSet rs = s.executeQuery("EXPLAIN closed_windows")) {
+      while (rs.next()) {
+        plan.add(rs.getString(1));
+      }
+    }
+    soft.assertThat(String.join("\n", plan)).contains("emit on window close", "watermark delay 4000 ms");
+    try (Statement s = conn.createStatement()) {
+      s.execute("CREATE MATERIALIZED VIEW not_closing AS SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction EMIT ON WINDOW CLOSE");
+      soft.fail("a view without a window emitting on window close was created");
+    } catch (org.postgresql.util.PSQLException e) {
+      soft.assertThat(e.getSQLState()).isEqualTo("0A000");
+      soft.assertThat(e.getMessage()).contains("not supported: EMIT ON WINDOW CLOSE without an aggregation grouped by a window");
+      soft.assertThat(e.getServerErrorMessage().getPosition()).isEqualTo(
+          "CREATE MATERIALIZED VIEW not_closing AS SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction EMIT".indexOf("EMIT") + 1);
     }
     soft.assertAll();
   }

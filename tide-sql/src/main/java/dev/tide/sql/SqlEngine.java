@@ -311,15 +311,17 @@ public final class SqlEngine {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new SqlException(SqlException.SYNTAX, "view name '" + name + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
-    try (Planner p = planner(query)) {
+    String body = StreamPlanner.withoutEmit(query);
+    try (Planner p = planner(body)) {
       SqlNode validated;
       try {
-        validated = p.validate(parse(p, query));
+        validated = p.validate(parse(p, body));
       } catch (ValidationException e) {
-        throw validationError(e, query);
+        throw validationError(e, body);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), query);
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), query,
+          StreamPlanner.emitsOnWindowClose(query));
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -644,12 +646,18 @@ public final class SqlEngine {
   private static String nodeText(PlanNode n) {
     String kind = n.getKindCase().name();
     String detail = switch (n.getKindCase()) {
-      case SOURCE -> n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount();
+      case SOURCE -> n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount()
+          + (n.getSource().containsOptions("watermark-delay-ms") ? " watermark delay "
+              + n.getSource().getOptionsOrThrow("watermark-delay-ms") + " ms" : "");
+      case TOP_N -> "group keys " + n.getTopN().getGroupKeysList() + " order " + n.getTopN().getOrderColumnsList() + " limit "
+          + n.getTopN().getLimit();
+      case SESSION_WINDOW -> "partition " + n.getSessionWindow().getPartitionKeysList() + " gap " + n.getSessionWindow().getGapMs() + " ms";
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";
       case HASH_AGG -> "group keys " + n.getHashAgg().getGroupKeysList() + " calls " + n.getHashAgg().getCallsList().stream()
-          .map(c -> c.getKind() + "(" + c.getName() + ")").toList();
-      case HASH_JOIN -> "keys " + n.getHashJoin().getLeftKeysList() + " = " + n.getHashJoin().getRightKeysList();
+          .map(c -> c.getKind() + "(" + c.getName() + ")").toList() + (n.getHashAgg().getEmitOnWindowClose() ? " emit on window close" : "");
+      case HASH_JOIN -> n.getHashJoin().getJoinType() + " keys " + n.getHashJoin().getLeftKeysList() + " = "
+          + n.getHashJoin().getRightKeysList();
       case MERGE -> "from fragment " + n.getMerge().getUpstreamFragmentId();
       default -> "";
     };

@@ -52,6 +52,8 @@ final class StreamPlanner {
   private final RexBuilder rex;
   private final Set<String> used = new TreeSet<>();
   private final String sql;
+  private final boolean onWindowClose;
+  private int closingAggregations;
 
   private record Lowered(Stream stream, int[] fields) {
     String name(int field) {
@@ -59,21 +61,45 @@ final class StreamPlanner {
     }
   }
 
-  private StreamPlanner(String view, Map<String, SourceDef> sources, RexBuilder rex, String sql) {
+  private StreamPlanner(String view, Map<String, SourceDef> sources, RexBuilder rex, String sql, boolean onWindowClose) {
     this.builder = new PlanBuilder(view);
     this.sources = sources;
     this.rex = rex;
     this.sql = sql;
+    this.onWindowClose = onWindowClose;
+  }
+
+  private static final java.util.regex.Pattern EMIT = java.util.regex.Pattern.compile(
+      "(?is)\\bEMIT\\s+ON\\s+WINDOW\\s+CLOSE\\s*;?\\s*$");
+
+  /** Whether a view's query ends with {@code EMIT ON WINDOW CLOSE} (which Calcite does not parse). */
+  static boolean emitsOnWindowClose(String query) {
+    return EMIT.matcher(query).find();
+  }
+
+  /** The query with a trailing {@code EMIT ON WINDOW CLOSE} blanked out (positions of the rest unchanged). */
+  static String withoutEmit(String query) {
+    java.util.regex.Matcher m = EMIT.matcher(query);
+    return m.find() ? query.substring(0, m.start()) + " ".repeat(query.length() - m.start()) : query;
   }
 
   /** The plan of a view of {@code rel} named {@code view}, and the sources it reads. */
   record Planned(Plan plan, Set<String> sources) {}
 
-  /** @param sql the query's text, where refusals find the position of what they refuse */
-  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources, String sql) {
-    StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder(), sql);
+  /**
+   * @param sql the query's text, where refusals find the position of what they refuse
+   * @param onWindowClose {@code EMIT ON WINDOW CLOSE}: every aggregation grouped by a window column
+   *     with a watermark over an append-only input emits each group once, when its window closes
+   */
+  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources, String sql,
+      boolean onWindowClose) {
+    StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder(), sql, onWindowClose);
     try {
       Lowered l = p.lower(rel);
+      if (onWindowClose && p.closingAggregations == 0) {
+        throw p.unsupported("EMIT ON WINDOW CLOSE without an aggregation grouped by a window (window_start or window_end of"
+            + " TUMBLE or HOP over a source's event time) of an append-only input", "emit");
+      }
       List<Named> out = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         out.add(new Named(Ex.col(l.name(i)), columnName(names.get(i), i)));
@@ -282,7 +308,17 @@ final class StreamPlanner {
           + " not built yet)");
     }
     used.add(name);
-    Stream st = builder.source(def.connector(), def.table(), def.options());
+    Map<String, String> options = def.options();
+    if (def.watermarkDelayMs() > 0 && def.connector().equals("nexmark")) {
+      if (!def.watermarkColumn().equals(dev.tide.stream.source.NexmarkSourceOp.EVENT_TIME)) {
+        throw unsupported("the watermark on '" + def.watermarkColumn() + "' of source '" + name + "': the nexmark source's"
+            + " watermark is on " + dev.tide.stream.source.NexmarkSourceOp.EVENT_TIME, name);
+      }
+      // The declared WATERMARK FOR date_time AS date_time - INTERVAL ...: the source's watermark trails by it.
+      options = new java.util.TreeMap<>(options);
+      options.put(dev.tide.stream.source.NexmarkSourceOptions.WATERMARK_DELAY_MS.key(), String.valueOf(def.watermarkDelayMs()));
+    }
+    Stream st = builder.source(def.connector(), def.table(), options);
     int[] fields = new int[def.columns().size()];
     for (int i = 0; i < fields.length; i++) {
       fields[i] = st.schema().indexOf(def.columns().get(i).name());
@@ -359,7 +395,19 @@ final class StreamPlanner {
       cols.addAll(filtered);
       input = input.project(cols);
     }
-    return identity(input.groupBy(keys.toArray(String[]::new)).agg(calls.toArray(Agg[]::new)), keys.size() + calls.size());
+    PlanBuilder.Grouped grouped = input.groupBy(keys.toArray(String[]::new));
+    if (onWindowClose && calls.stream().noneMatch(c -> c.kind() == dev.tide.proto.plan.AggKind.COUNT_DISTINCT)) {
+      for (String k : keys) {
+        try {
+          grouped = grouped.emitOnWindowClose(k);
+          closingAggregations++;
+          break;
+        } catch (PlanException e) {
+          // not a window column with a watermark (or the input retracts): try the next key
+        }
+      }
+    }
+    return identity(grouped.agg(calls.toArray(Agg[]::new)), keys.size() + calls.size());
   }
 
   private Lowered join(Join j) {

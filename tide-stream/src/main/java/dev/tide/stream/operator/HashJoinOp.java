@@ -272,8 +272,13 @@ public final class HashJoinOp implements Operator {
     if (any) {
       clearCaches();
     }
-    out.watermark(new Watermark(keys[0][windowKey], bound));
-    out.watermark(new Watermark(leftWidth + keys[1][windowKey], bound));
+    // A key column that padded rows leave null (the other side's of an outer join) carries none.
+    if (!preserved[1]) {
+      out.watermark(new Watermark(keys[0][windowKey], bound));
+    }
+    if (!preserved[0]) {
+      out.watermark(new Watermark(leftWidth + keys[1][windowKey], bound));
+    }
   }
 
   /**

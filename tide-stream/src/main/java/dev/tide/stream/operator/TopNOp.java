@@ -31,7 +31,7 @@ import java.util.TreeSet;
  * retracting input every row of the group. A group is loaded from state whole into a sorted set the
  * first time one of its rows arrives. After each chunk, every group the chunk changed emits the
  * difference between the numbered rows it emitted last and its first rows now: deletes of rows that
- * left, update pairs of rows whose number changed, inserts of rows that entered. Nothing is pending
+ * left, update pairs of rows whose number or values changed, inserts of rows that entered. Nothing is pending
  * at a barrier, where the epoch's state writes are committed with the output they explain.
  *
  * <p>Cache: loaded groups, cleared at a barrier once past its bound and when the actor's vnodes
@@ -203,7 +203,7 @@ public final class TopNOp implements Operator {
       Integer was = before.get(pk(now.get(i)));
       if (was == null) {
         emit(out, Op.INSERT, now.get(i), i);
-      } else if (was != i) {
+      } else if (was != i || !Arrays.equals(g.emitted.get(was), now.get(i))) {
         if (builder.size() >= StreamChunk.DEFAULT_CAPACITY - 1) {
           out.emitIfAny(builder.take()); // an update pair stays in one chunk
         }

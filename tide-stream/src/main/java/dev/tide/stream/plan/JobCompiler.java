@@ -267,8 +267,24 @@ public final class JobCompiler {
         }
         yield Dist.hash(cols);
       }
-      case HASH_JOIN -> in[0].kind() == Kind.SINGLE ? Dist.SINGLE : Dist.hash(partitionKeys(n.getHashJoin(), 0));
+      case HASH_JOIN -> in[0].kind() == Kind.SINGLE ? Dist.SINGLE : joinOutput(n);
       default -> throw new PlanException("plan '" + plan.getName() + "': node " + id + " has no operator kind");
+    };
+  }
+
+  /**
+   * How a join's output is distributed: by the key columns of a side whose rows all carry their key
+   * (an outer join's null-padded rows lack the other side's), the left one when both do.
+   */
+  private Dist joinOutput(PlanNode n) {
+    HashJoinNode j = n.getHashJoin();
+    return switch (j.getJoinType()) {
+      case INNER, LEFT_OUTER -> Dist.hash(partitionKeys(j, 0));
+      case RIGHT_OUTER -> {
+        int leftWidth = nodes.get(n.getInputs(0)).getSchemaCount();
+        yield Dist.hash(Arrays.stream(partitionKeys(j, 1)).map(k -> leftWidth + k).toArray());
+      }
+      default -> Dist.ANY;
     };
   }
 
