@@ -144,6 +144,7 @@ class SqlNexmarkSuiteTest {
     expected.put("q9", q9(events));
     expected.put("q10", q10(events.bids()));
     expected.put("q11", q11(events.bids()));
+    expected.put("q12", q12(events.bids()));
     expected.put("q14", q14(events.bids()));
     expected.put("q15", q15(events.bids()));
     expected.put("q16", q16(events.bids()));
@@ -411,6 +412,14 @@ class SqlNexmarkSuiteTest {
         }
       }
     });
+    return NexmarkReference.sorted(out);
+  }
+
+  /** Per bidder and 10 s tumbling window of event time, its bids. */
+  static List<List<Object>> q12(List<Object[]> bids) {
+    List<List<Object>> out = new ArrayList<>();
+    groups(bids, b -> List.of(b[B_BIDDER], NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000))).forEach((k, g) ->
+        out.add(Arrays.asList(k.get(0), (long) g.size(), k.get(1), (Long) k.get(1) + 10_000)));
     return NexmarkReference.sorted(out);
   }
 
