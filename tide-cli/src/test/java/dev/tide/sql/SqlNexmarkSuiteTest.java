@@ -205,6 +205,9 @@ class SqlNexmarkSuiteTest {
     views.put("closed_windows", "SELECT auction, window_start, COUNT(*) AS n, MAX(price) AS top"
         + " FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) GROUP BY auction, window_start"
         + " EMIT ON WINDOW CLOSE");
+    views.put("rank_one", "SELECT * FROM (SELECT auction, price, date_time, window_start,"
+        + " RANK() OVER (PARTITION BY window_start ORDER BY price DESC) AS r"
+        + " FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND))) WHERE r = 1");
     views.put("left_join", "SELECT a.id, a.category, b.price FROM auction a LEFT JOIN (SELECT auction, price FROM bid"
         + " WHERE MOD(auction, 5) = 0) b ON a.id = b.auction");
     views.put("right_join", "SELECT b.price, a.id FROM (SELECT auction, price FROM bid WHERE MOD(auction, 5) = 0) b"
@@ -243,6 +246,10 @@ class SqlNexmarkSuiteTest {
     List<List<Object>> closed = new ArrayList<>();
     windows.forEach((k, w) -> closed.add(Arrays.asList(k.get(0), k.get(1), w[0], w[1])));
     expected.put("closed_windows", NexmarkReference.sorted(closed));
+    Map<Long, Long> maxPrice = new HashMap<>();
+    bids.forEach(b -> maxPrice.merge(NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000), l(b[B_PRICE]), Math::max));
+    expected.put("rank_one", rowsOf(bids, b -> l(b[B_PRICE]) == maxPrice.get(NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000)),
+        b -> Arrays.asList(b[B_AUCTION], b[B_PRICE], b[B_DATE_TIME], NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000), 1L)));
     expected.put("left_join", NexmarkReference.sorted(left));
     expected.put("right_join", NexmarkReference.sorted(right));
     Map<Long, List<Long>> auctionsBySeller = new HashMap<>();

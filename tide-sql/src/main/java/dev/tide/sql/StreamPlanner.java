@@ -139,8 +139,8 @@ final class StreamPlanner {
       return topN(f, p);
     }
     if (r instanceof Project p && RexOver.containsOver(p.getProjects(), null)) {
-      throw unsupported("OVER windows other than ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) filtered by a rank limit"
-          + " (WHERE rn <= n)", "over");
+      throw unsupported("OVER windows other than ROW_NUMBER() (or RANK() = 1) OVER (PARTITION BY ... ORDER BY ...) filtered by a"
+          + " rank limit (WHERE rn <= n)", "over");
     }
     if (r instanceof Project p) {
       Lowered in = lower(p.getInput());
@@ -193,8 +193,10 @@ final class StreamPlanner {
       }
     }
     RexOver o = (RexOver) p.getProjects().get(over);
-    if (o.getOperator().getKind() != SqlKind.ROW_NUMBER) {
-      throw unsupported(o.getOperator().getName() + "() OVER (only ROW_NUMBER() is)", o.getOperator().getName());
+    SqlKind fn = o.getOperator().getKind();
+    if (fn != SqlKind.ROW_NUMBER && fn != SqlKind.RANK && fn != SqlKind.DENSE_RANK) {
+      throw unsupported(o.getOperator().getName() + "() OVER (ROW_NUMBER() is, and RANK() or DENSE_RANK() = 1)",
+          o.getOperator().getName());
     }
     Long limit = null;
     List<RexNode> rest = new ArrayList<>();
@@ -247,12 +249,25 @@ final class StreamPlanner {
       }
       descending.add(desc);
     }
-    String rank = "_rank";
-    Stream top = in.stream().groupBy(keys.toArray(String[]::new)).topN(order, descending, limit, rank);
+    Stream top;
+    Ex rankValue;
+    if (fn == SqlKind.ROW_NUMBER) {
+      top = in.stream().groupBy(keys.toArray(String[]::new)).topN(order, descending, limit, "_rank");
+      rankValue = Ex.col("_rank");
+    } else {
+      // RANK() = 1: the rows holding the partition's best value, ties included (a group top).
+      if (limit != 1 || order.size() != 1) {
+        throw unsupported(o.getOperator().getName() + "() other than = 1 over one ORDER BY column (ROW_NUMBER() takes any limit)",
+            o.getOperator().getName());
+      }
+      PlanBuilder.Grouped g = in.stream().groupBy(keys.toArray(String[]::new));
+      top = descending.get(0) ? g.maxRows(order.get(0)) : g.minRows(order.get(0));
+      rankValue = Ex.lit(1L);
+    }
     Lowered numbered = new Lowered(top, in.fields());
     List<Named> exprs = new ArrayList<>();
     for (int i = 0; i < p.getProjects().size(); i++) {
-      Ex e = i == over ? Ex.col(rank) : ex(p.getProjects().get(i), numbered);
+      Ex e = i == over ? rankValue : ex(p.getProjects().get(i), numbered);
       exprs.add(new Named(e, columnName(p.getRowType().getFieldNames().get(i), i)));
     }
     Lowered projected = identity(top.project(exprs), exprs.size());
