@@ -126,4 +126,35 @@ class HashJoinOpTest {
     assertThat(text(out)).containsExactlyInAnyOrderElementsOf(rows(
         Chunks.del(1L, 9L, 101L, 1L, 9L), Chunks.del(1L, 9L, 103L, 1L, 9L)));
   }
+
+  /**
+   * Auctions (id, seller) LEFT JOIN bids (auction, price, _row_id): an auction without bids is
+   * padded with nulls, its padded row is deleted when the first bid arrives and inserted again when
+   * the last one leaves; a fresh operator over the same state knows which auctions have bids.
+   */
+  @Test
+  void leftJoinPadsUnmatchedRowsAndRetractsThemWhenAMatchArrives() throws InterruptedException {
+    PlanBuilder b = new PlanBuilder("j");
+    Stream auctions = b.source("nexmark", "auction", OPTS).project("id", "seller");
+    Stream bids = b.source("nexmark", "bid", OPTS).project("auction", "price", "_row_id").groupBy("auction", "_row_id")
+        .agg(Agg.max("price", "price"));
+    auctions.join(bids, List.of("id"), List.of("auction"), List.of(), dev.tide.proto.plan.JoinType.LEFT_OUTER).materialize("j");
+    Harness h = new Harness(b.build());
+    assertThat(h.node(PlanNode.KindCase.HASH_JOIN).getAppendOnly()).isFalse();
+    HashJoinOp join = open(h);
+    List<StreamChunk> out = new ArrayList<>();
+    join.process(0, chunk(TWO_LONGS, ins(1L, 7L), ins(2L, 8L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(ins(1L, 7L, null, null, null), ins(2L, 8L, null, null, null)));
+    join.process(1, chunk(THREE_LONGS, ins(1L, 100L, 50L), ins(1L, 101L, 60L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(1L, 7L, null, null, null), ins(1L, 7L, 1L, 100L, 50L), ins(1L, 7L, 1L, 101L, 60L)));
+    join.onBarrier(h.barrier(), c -> { });
+    HashJoinOp fresh = open(h);
+    fresh.process(1, chunk(THREE_LONGS, Chunks.del(1L, 100L, 50L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(1L, 7L, 1L, 100L, 50L)));
+    fresh.process(1, chunk(THREE_LONGS, Chunks.del(1L, 101L, 60L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(1L, 7L, 1L, 101L, 60L), ins(1L, 7L, null, null, null)));
+    // A left row deleted while unmatched retracts its padded row.
+    fresh.process(0, chunk(TWO_LONGS, Chunks.del(2L, 8L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(2L, 8L, null, null, null)));
+  }
 }
