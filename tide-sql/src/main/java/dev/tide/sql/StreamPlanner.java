@@ -95,7 +95,7 @@ final class StreamPlanner {
       boolean onWindowClose) {
     StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder(), sql, onWindowClose);
     try {
-      Lowered l = p.lower(rel);
+      Lowered l = p.lower(pushDown(rel));
       if (onWindowClose && p.closingAggregations == 0) {
         throw p.unsupported("EMIT ON WINDOW CLOSE without an aggregation grouped by a window (window_start or window_end of"
             + " TUMBLE or HOP over a source's event time) of an append-only input", "emit");
@@ -109,6 +109,20 @@ final class StreamPlanner {
     } catch (PlanException e) {
       throw new SqlException(SqlException.NOT_SUPPORTED, "cannot plan view '" + view + "': " + e.getMessage());
     }
+  }
+
+  /**
+   * The query with the conditions of filters above joins moved into the joins and, where they read
+   * one side only, below them (Calcite's FILTER_INTO_JOIN and JOIN_CONDITION_PUSH, which respect outer
+   * joins), so that joins store only the rows that can qualify.
+   */
+  private static RelNode pushDown(RelNode rel) {
+    org.apache.calcite.plan.hep.HepProgram program = new org.apache.calcite.plan.hep.HepProgramBuilder()
+        .addRuleInstance(org.apache.calcite.rel.rules.CoreRules.FILTER_INTO_JOIN)
+        .addRuleInstance(org.apache.calcite.rel.rules.CoreRules.JOIN_CONDITION_PUSH).build();
+    org.apache.calcite.plan.hep.HepPlanner planner = new org.apache.calcite.plan.hep.HepPlanner(program);
+    planner.setRoot(rel);
+    return planner.findBestExp();
   }
 
   /**
