@@ -114,7 +114,8 @@ final class StreamPlanner {
   /**
    * The query with the conditions of filters above joins moved into the joins and, where they read
    * one side only, below them (Calcite's FILTER_INTO_JOIN and JOIN_CONDITION_PUSH, which respect outer
-   * joins), so that joins store only the rows that can qualify.
+   * joins), so that joins store only the rows that can qualify; then the columns no operator above
+   * reads are dropped where they enter (Calcite's RelFieldTrimmer).
    */
   private static RelNode pushDown(RelNode rel) {
     org.apache.calcite.plan.hep.HepProgram program = new org.apache.calcite.plan.hep.HepProgramBuilder()
@@ -122,7 +123,10 @@ final class StreamPlanner {
         .addRuleInstance(org.apache.calcite.rel.rules.CoreRules.JOIN_CONDITION_PUSH).build();
     org.apache.calcite.plan.hep.HepPlanner planner = new org.apache.calcite.plan.hep.HepPlanner(program);
     planner.setRoot(rel);
-    return planner.findBestExp();
+    RelNode pushed = planner.findBestExp();
+    // Drop the columns no operator above reads, so that joins and windows carry and store no more.
+    return new org.apache.calcite.sql2rel.RelFieldTrimmer(null,
+        org.apache.calcite.rel.core.RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null)).trim(pushed);
   }
 
   /**
