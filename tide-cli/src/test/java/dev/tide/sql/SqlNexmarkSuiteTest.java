@@ -215,6 +215,10 @@ class SqlNexmarkSuiteTest {
     views.put("rank_one", "SELECT * FROM (SELECT auction, price, date_time, window_start,"
         + " RANK() OVER (PARTITION BY window_start ORDER BY price DESC) AS r"
         + " FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND))) WHERE r = 1");
+    views.put("window_join", "SELECT b.auction, b.price, a.seller, b.window_start"
+        + " FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) b"
+        + " JOIN TABLE(TUMBLE(TABLE auction, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) a"
+        + " ON b.auction = a.id AND b.window_start = a.window_start");
     views.put("left_join", "SELECT a.id, a.category, b.price FROM auction a LEFT JOIN (SELECT auction, price FROM bid"
         + " WHERE MOD(auction, 5) = 0) b ON a.id = b.auction");
     views.put("right_join", "SELECT b.price, a.id FROM (SELECT auction, price FROM bid WHERE MOD(auction, 5) = 0) b"
@@ -253,6 +257,13 @@ class SqlNexmarkSuiteTest {
     List<List<Object>> closed = new ArrayList<>();
     windows.forEach((k, w) -> closed.add(Arrays.asList(k.get(0), k.get(1), w[0], w[1])));
     expected.put("closed_windows", NexmarkReference.sorted(closed));
+    Map<Long, Object[]> auctionsById = new HashMap<>();
+    events.auctions().forEach(a -> auctionsById.put(l(a[A_ID]), a));
+    expected.put("window_join", rowsOf(bids, b -> auctionsById.containsKey(l(b[B_AUCTION]))
+        && NexmarkReference.windowStart(l(auctionsById.get(l(b[B_AUCTION]))[A_DATE_TIME]), 10_000)
+            == NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000),
+        b -> Arrays.asList(b[B_AUCTION], b[B_PRICE], auctionsById.get(l(b[B_AUCTION]))[7],
+            NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000))));
     Map<Long, Long> maxPrice = new HashMap<>();
     bids.forEach(b -> maxPrice.merge(NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000), l(b[B_PRICE]), Math::max));
     expected.put("rank_one", rowsOf(bids, b -> l(b[B_PRICE]) == maxPrice.get(NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000)),
