@@ -657,7 +657,8 @@ public final class SqlEngine {
       case HASH_AGG -> "group keys " + n.getHashAgg().getGroupKeysList() + " calls " + n.getHashAgg().getCallsList().stream()
           .map(c -> c.getKind() + "(" + c.getName() + ")").toList() + (n.getHashAgg().getEmitOnWindowClose() ? " emit on window close" : "");
       case HASH_JOIN -> n.getHashJoin().getJoinType() + " keys " + n.getHashJoin().getLeftKeysList() + " = "
-          + n.getHashJoin().getRightKeysList();
+          + n.getHashJoin().getRightKeysList() + (n.getHashJoin().getCleanupsCount() > 0 ? " time bounds "
+              + n.getHashJoin().getCleanupsCount() : "");
       case MERGE -> "from fragment " + n.getMerge().getUpstreamFragmentId();
       default -> "";
     };

@@ -469,7 +469,8 @@ final class StreamPlanner {
       lk.add(left.name(info.leftKeys.get(i)));
       rk.add(right.name(info.rightKeys.get(i)));
     }
-    Stream joined = left.stream().join(right.stream(), lk, rk, List.of(), type);
+    RexNode rest = info.getRemaining(rex);
+    Stream joined = left.stream().join(right.stream(), lk, rk, List.of(), type, bounds(rest, left, right));
     int leftWidth = left.stream().schema().size();
     int[] fields = new int[left.fields().length + right.fields().length];
     System.arraycopy(left.fields(), 0, fields, 0, left.fields().length);
@@ -477,8 +478,46 @@ final class StreamPlanner {
       fields[left.fields().length + i] = leftWidth + right.fields()[i];
     }
     Lowered out = new Lowered(joined, fields);
-    RexNode rest = info.getRemaining(rex);
     return rest.isAlwaysTrue() ? out : new Lowered(joined.filter(ex(rest, out)), fields);
+  }
+
+  /**
+   * The time bounds of a join's other conditions: each {@code x >= y} (or {@code >}, or {@code y <=
+   * x}) between a column x of one side and y of the other lets rows of x's side leave state once
+   * y's watermark passes x ({@link PlanBuilder.Bound}); e.g. {@code b.t BETWEEN a.start AND a.end}.
+   */
+  private static List<PlanBuilder.Bound> bounds(RexNode rest, Lowered left, Lowered right) {
+    List<PlanBuilder.Bound> out = new ArrayList<>();
+    int n = left.fields().length;
+    for (RexNode c : RelOptUtil.conjunctions(rest)) {
+      if (!(c instanceof RexCall call) || call.getOperands().size() != 2
+          || !(call.getOperands().get(0) instanceof RexInputRef a) || !(call.getOperands().get(1) instanceof RexInputRef b)) {
+        continue;
+      }
+      RexInputRef greater;
+      RexInputRef lesser;
+      switch (call.getKind()) {
+        case GREATER_THAN, GREATER_THAN_OR_EQUAL -> {
+          greater = a;
+          lesser = b;
+        }
+        case LESS_THAN, LESS_THAN_OR_EQUAL -> {
+          greater = b;
+          lesser = a;
+        }
+        default -> {
+          continue;
+        }
+      }
+      boolean greaterLeft = greater.getIndex() < n;
+      if (greaterLeft == (lesser.getIndex() < n)) {
+        continue; // both on one side
+      }
+      String g = greaterLeft ? left.name(greater.getIndex()) : right.name(greater.getIndex() - n);
+      String l = greaterLeft ? right.name(lesser.getIndex() - n) : left.name(lesser.getIndex());
+      out.add(new PlanBuilder.Bound(greaterLeft, g, l));
+    }
+    return out;
   }
 
   private Lowered window(TableFunctionScan t) {

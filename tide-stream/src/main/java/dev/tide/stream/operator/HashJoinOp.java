@@ -47,6 +47,11 @@ import java.util.Map;
  * deleted before the joined rows are inserted, and when the last one leaves they are inserted again.
  * Outer joins store every row (no settled rows) and look up the row's own side under its key.
  *
+ * <p>Interval bounds ({@link HashJoinNode#getCleanupsList()}): a row of side s whose bounded column
+ * is below the other side's watermark on the bound's other column can match no later row, so it is
+ * deleted from state when that watermark arrives (found by an index of stored rows by the column,
+ * built from the owned state at the first such watermark after a start or a vnode change).
+ *
  * <p>Watermarks: once both sides have one on the same join key column (a window), rows of either
  * side below the lesser of the two can match no later row, so they are deleted from state (by the
  * primary keys a {@link WindowKeys} index per side holds; the join key leads them), and the lesser
@@ -77,6 +82,9 @@ public final class HashJoinOp implements Operator {
   private final long[] sideWatermarks = {Long.MIN_VALUE, Long.MIN_VALUE};
   private long cleanedBelow = Long.MIN_VALUE;
   private final WindowKeys[] windows = new WindowKeys[2];
+  private final List<dev.tide.proto.plan.JoinCleanup> cleanups;
+  private final List<java.util.NavigableMap<Long, List<Object[]>>> cleanupIndexes = new ArrayList<>(); // null until built
+  private final long[] cleanedBelowByBound;
 
   public HashJoinOp(HashJoinNode node, DataType[] leftTypes, DataType[] rightTypes, ActorContext ctx) {
     this.ctx = ctx;
@@ -107,6 +115,60 @@ public final class HashJoinOp implements Operator {
     preserved[1] = type == dev.tide.proto.plan.JoinType.RIGHT_OUTER || type == dev.tide.proto.plan.JoinType.FULL_OUTER;
     nulls[0] = new Object[leftTypes.length];
     nulls[1] = new Object[rightTypes.length];
+    this.cleanups = node.getCleanupsList();
+    this.cleanedBelowByBound = new long[cleanups.size()];
+    Arrays.fill(cleanedBelowByBound, Long.MIN_VALUE);
+    for (int c = 0; c < cleanups.size(); c++) {
+      cleanupIndexes.add(null);
+    }
+  }
+
+  /** Indexes a row just stored on {@code side} under each bound of that side whose index is built. */
+  private void indexBounded(int side, Object[] row) {
+    for (int c = 0; c < cleanups.size(); c++) {
+      dev.tide.proto.plan.JoinCleanup b = cleanups.get(c);
+      if (b.getSide() != side || cleanupIndexes.get(c) == null) {
+        continue;
+      }
+      Object t = row[b.getColumn()];
+      if (t != null) {
+        cleanupIndexes.get(c).computeIfAbsent((Long) t, x -> new ArrayList<>()).add(tables[side].pkOf(row));
+      }
+    }
+  }
+
+  /** Deletes the rows the bounds release once the other side's watermark on their other column reached {@code value}. */
+  private void cleanBounded(int side, Watermark watermark) {
+    boolean any = false;
+    for (int c = 0; c < cleanups.size(); c++) {
+      dev.tide.proto.plan.JoinCleanup b = cleanups.get(c);
+      if (b.getSide() != 1 - side || b.getOtherColumn() != watermark.column() || watermark.value() <= cleanedBelowByBound[c]) {
+        continue;
+      }
+      cleanedBelowByBound[c] = watermark.value();
+      StateTable t = tables[b.getSide()];
+      if (cleanupIndexes.get(c) == null) {
+        java.util.NavigableMap<Long, List<Object[]>> index = new java.util.TreeMap<>();
+        for (Object[] row : t.scanOwned()) {
+          Object v = row[b.getColumn()];
+          if (v != null) {
+            index.computeIfAbsent((Long) v, x -> new ArrayList<>()).add(t.pkOf(row));
+          }
+        }
+        cleanupIndexes.set(c, index);
+      }
+      java.util.SortedMap<Long, List<Object[]>> released = cleanupIndexes.get(c).headMap(watermark.value());
+      for (List<Object[]> pks : released.values()) {
+        for (Object[] pk : pks) {
+          t.deleteByPk(pk);
+          any = true;
+        }
+      }
+      released.clear();
+    }
+    if (any) {
+      clearCaches();
+    }
   }
 
   /** A row of side {@code side} padded with the other side's nulls. */
@@ -213,6 +275,9 @@ public final class HashJoinOp implements Operator {
           if (windows[side] != null) {
             windows[side].add(tables[side].pkOf(chunk.row(i)));
           }
+          if (!cleanups.isEmpty()) {
+            indexBounded(side, chunk.row(i));
+          }
           if (own != null) {
             own.add(chunk.row(i), tables[side]);
           }
@@ -246,6 +311,9 @@ public final class HashJoinOp implements Operator {
 
   @Override
   public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    if (!cleanups.isEmpty()) {
+      cleanBounded(side, watermark);
+    }
     int k = WindowKeys.position(keys[side], watermark.column());
     if (k < 0 || (windowKey >= 0 && k != windowKey)) {
       return; // one cleaning column; watermarks on other columns end here
@@ -342,6 +410,9 @@ public final class HashJoinOp implements Operator {
       if (w != null) {
         w.reset();
       }
+    }
+    for (int c = 0; c < cleanupIndexes.size(); c++) {
+      cleanupIndexes.set(c, null); // rebuilt from the owned state at the next watermark
     }
     // Entries of lost vnodes go now, so none is stale if the vnode comes back after another actor
     // owned it; entries of kept vnodes stay valid.

@@ -263,6 +263,18 @@ public final class PlanBuilder {
      */
     public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy,
         dev.tide.proto.plan.JoinType type) {
+      return join(right, leftKeys, rightKeys, partitionBy, type, List.of());
+    }
+
+    /**
+     * A join whose output a later filter bounds in time ({@link Bound}s, e.g. of {@code b.t BETWEEN
+     * a.start AND a.end}): rows that no later row of the other side can match leave the join's state
+     * as the other side's watermark passes them. A bound applies only when both inputs are
+     * append-only and its other column carries a watermark; others are ignored (the join keeps the
+     * rows, which is merely larger). The bounds do not filter: the caller still filters the output.
+     */
+    public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy,
+        dev.tide.proto.plan.JoinType type, List<Bound> bounds) {
       if (leftKeys.isEmpty()) {
         throw new PlanException("missing key in " + where("join") + ": an equi-join needs at least one key pair");
       }
@@ -285,6 +297,17 @@ public final class PlanBuilder {
               + " but " + rightKeys.get(i) + " is " + rt.sqlName());
         }
         j.addLeftKeys(l).addRightKeys(r);
+      }
+      boolean appendOnly = nodes.get(id).getAppendOnly() && nodes.get(right.id).getAppendOnly();
+      for (Bound bound : bounds) {
+        Stream own = bound.left() ? this : right;
+        Stream other = bound.left() ? right : this;
+        int c = own.column(bound.column(), "join");
+        int o = other.column(bound.otherColumn(), "join");
+        if (appendOnly && type == dev.tide.proto.plan.JoinType.INNER && own.schema.type(c) == DataType.TIMESTAMP
+            && other.schema.type(o) == DataType.TIMESTAMP && watermarks(other.id).contains(o)) {
+          j.addCleanups(dev.tide.proto.plan.JoinCleanup.newBuilder().setSide(bound.left() ? 0 : 1).setColumn(c).setOtherColumn(o));
+        }
       }
       for (String p : partitionBy) {
         int pair = leftKeys.indexOf(p);
@@ -642,6 +665,12 @@ public final class PlanBuilder {
           outKey.stream().mapToInt(Integer::intValue).toArray(), in.hidden);
     }
   }
+
+  /**
+   * A time bound of a join's matches: rows of one side (the left when {@code left}) match only rows
+   * of the other whose {@code otherColumn} is at most their {@code column}.
+   */
+  public record Bound(boolean left, String column, String otherColumn) {}
 
   /** An expression with an output name. */
   public record Named(Ex expr, String name) {}
