@@ -36,12 +36,17 @@ final class ComputeCommand implements Callable<Integer> {
       + " available processors).")
   Integer slots;
 
+  @Option(names = "--resource-id", paramLabel = "ID", description = "The compute pool's resource this node was launched for"
+      + " (the pool's provider sets it; not for nodes started by hand).")
+  String resourceId;
+
   @Override
   public Integer call() throws InterruptedException {
     Map<String, String> flags = new HashMap<>();
     ProcessFlags.flag(flags, ProcessOptions.COMPUTE_META.key(), meta);
     ProcessFlags.flag(flags, ProcessOptions.COMPUTE_LISTEN.key(), listen);
     ProcessFlags.flag(flags, ProcessOptions.COMPUTE_SLOTS.key(), slots);
+    ProcessFlags.flag(flags, ProcessOptions.COMPUTE_RESOURCE_ID.key(), resourceId);
     Config config = process.config(flags);
     ComputeServer server = ComputeServer.start(config, process.token(config), Clock.SYSTEM);
     Duration shutdown = config.get(ProcessOptions.COMPUTE_SHUTDOWN_TIMEOUT);

@@ -46,6 +46,11 @@ final class MetaCommand implements Callable<Integer> {
     ProcessFlags.flag(flags, ProcessOptions.META_STORE.key(), store);
     ProcessFlags.flag(flags, dev.tide.sql.SqlOptions.PORT.key(), sqlPort);
     Config config = process.config(flags);
+    try {
+      dev.tide.cluster.ComputePoolRuntime.checkForMetaProcess(config);
+    } catch (IllegalArgumentException e) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Invalid configuration: " + e.getMessage());
+    }
     MetaServer server = MetaServer.start(config, process.token(config), Clock.SYSTEM);
     // In-flight barriers are abandoned (their epochs replay after a restart); the store is closed.
     GracefulStop.onTermSignal("meta", () -> {

@@ -18,6 +18,7 @@ import dev.tide.cluster.OptimizerGroups;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.pool.ComputePoolOptions;
 import dev.tide.meta.group.GroupGrpcService;
 import dev.tide.meta.group.TableGrpcService;
 import dev.tide.optimizer.group.GroupConfig;
@@ -114,7 +115,12 @@ final class PlaygroundCommand implements Callable<Integer> {
     // own optimizer group (DEMO_GROUP) instead of the embedded default.
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval)
         .with(WorkloadOptions.TASK_INPUT_BYTES, 8L << 20).with(WorkloadOptions.L0_FILES, 16)
-        .with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
+        .with(OptimizerGroups.CREATE_DEFAULT_GROUP, false)
+        // The compute pool: in-process nodes like the others, added when q5 is scaled beyond the slots, drained 30 s after.
+        .with(ComputePoolOptions.PROVIDER, "in-process").with(ComputePoolOptions.NODE_SLOTS, slots)
+        .with(ComputePoolOptions.MAX_SLOTS, (int) Math.min(1024, PlaygroundScript.scaledOut(settings)))
+        .with(ComputePoolOptions.BACKLOG_TIMEOUT, Duration.ofSeconds(2)).with(ComputePoolOptions.SUSTAINED_TIMEOUT, Duration.ofSeconds(2))
+        .with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30)).with(ComputePoolOptions.SCALE_DOWN_COOLDOWN, Duration.ofSeconds(2));
 
     Cleanup cleanup = new Cleanup(temporary ? dir : null);
     Thread hook = new Thread(cleanup::run, "tide-playground-cleanup");

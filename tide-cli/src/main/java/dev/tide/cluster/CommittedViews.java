@@ -90,8 +90,8 @@ public final class CommittedViews {
     List<SourceProgress> out = new ArrayList<>();
     for (Fragment f : job.getFragmentsList()) {
       for (PlanNode n : f.getNodesList()) {
-        if (!n.hasSource()) {
-          continue;
+        if (!n.hasSource() || !(n.getSource().getConnector().isEmpty() || n.getSource().getConnector().equals("nexmark"))) {
+          continue; // the offsets of a connector's source are its own (Kafka: per partition), not Nexmark ordinals
         }
         long events = NexmarkSourceOptions.parse(n.getSource().getOptionsMap()).get(NexmarkSourceOptions.EVENTS);
         NexmarkTable table = NexmarkTable.valueOf(n.getSource().getTable().toUpperCase(Locale.ROOT));

@@ -31,6 +31,7 @@ public final class ComputeMembership implements AutoCloseable {
   private final MetaServiceGrpc.MetaServiceBlockingStub meta;
   private final String address;
   private final int slots;
+  private final String resourceId;
   private final Duration interval;
   private final ScheduledExecutorService timer;
   private final Runnable onLeave;
@@ -38,9 +39,10 @@ public final class ComputeMembership implements AutoCloseable {
   private volatile boolean left;
   private final java.util.concurrent.CountDownLatch leftLatch = new java.util.concurrent.CountDownLatch(1);
 
-  private ComputeMembership(ComputeNode node, MetaServiceGrpc.MetaServiceBlockingStub meta, String address, int slots, Duration interval,
-      Runnable onLeave) {
+  private ComputeMembership(ComputeNode node, MetaServiceGrpc.MetaServiceBlockingStub meta, String address, int slots, String resourceId,
+      Duration interval, Runnable onLeave) {
     this.node = node;
+    this.resourceId = resourceId;
     this.onLeave = onLeave;
     this.meta = meta;
     this.address = address;
@@ -62,7 +64,13 @@ public final class ComputeMembership implements AutoCloseable {
    */
   public static ComputeMembership join(ComputeNode node, MetaServiceGrpc.MetaServiceBlockingStub meta, String address, int slots,
       Duration interval, Duration registerTimeout, Runnable onLeave) {
-    ComputeMembership m = new ComputeMembership(node, meta, address, slots, interval, onLeave);
+    return join(node, meta, address, slots, "", interval, registerTimeout, onLeave);
+  }
+
+  /** Registers a node the compute pool launched for {@code resourceId} ({@code ""}: started by hand); see above. */
+  public static ComputeMembership join(ComputeNode node, MetaServiceGrpc.MetaServiceBlockingStub meta, String address, int slots,
+      String resourceId, Duration interval, Duration registerTimeout, Runnable onLeave) {
+    ComputeMembership m = new ComputeMembership(node, meta, address, slots, resourceId, interval, onLeave);
     m.register(registerTimeout);
     m.timer.scheduleWithFixedDelay(m::beat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     return m;
@@ -70,7 +78,7 @@ public final class ComputeMembership implements AutoCloseable {
 
   private void register(Duration timeout) {
     RegisterWorkerResponse r = meta.withWaitForReady().withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
-        .registerWorker(RegisterWorkerRequest.newBuilder().setHost(address).setSlots(slots).build());
+        .registerWorker(RegisterWorkerRequest.newBuilder().setHost(address).setSlots(slots).setResourceId(resourceId).build());
     node.setWorkerId(r.getWorkerId());
     node.store().reset(r.getVersion());
     LOG.info("{} registered as worker {} with {} slots at committed epoch {}", node.name(), r.getWorkerId(), slots,

@@ -77,7 +77,7 @@ public final class ComputeServer implements AutoCloseable {
     String advertised = new Endpoint(listen.host(), server.getPort()).toString();
     try {
       ComputeMembership membership = ComputeMembership.join(node, metaStub, advertised, slots,
-          config.get(MetaOptions.HEARTBEAT_INTERVAL), config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT),
+          config.get(ProcessOptions.COMPUTE_RESOURCE_ID), config.get(MetaOptions.HEARTBEAT_INTERVAL), config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT),
           server::shutdown); // drained and told to leave: awaitTermination returns and the process exits 0
       LOG.info("compute node serving on {} with {} slots, worker {} of meta at {}", advertised, slots, node.workerId(), metaAt);
       return new ComputeServer(node, server, metaChannel, membership);

@@ -6,6 +6,7 @@ import dev.tide.common.hash.RowFingerprint;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.Meta;
 import dev.tide.meta.MetaGrpcService;
+import dev.tide.meta.pool.PoolGrpcService;
 import dev.tide.meta.MetaOptions;
 import dev.tide.meta.optimize.OptimizerGrpcService;
 import dev.tide.meta.optimize.OptimizingService;
@@ -83,6 +84,7 @@ public final class LocalCluster implements AutoCloseable {
   private final long blockCacheBytes;
   private final CommittedViews views;
   private volatile OptimizerGroups optimizerGroups;
+  private volatile Optional<ComputePoolRuntime> pool = Optional.empty();
   private final List<OptimizerInstance> optimizers = new ArrayList<>();
   /** Every optimizer the in-process provider launched, running or stopped. */
   private final List<OptimizerInstance> launched = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -146,6 +148,7 @@ public final class LocalCluster implements AutoCloseable {
         }, Optional.empty());
     try {
       metaServer = InProcessServerBuilder.forName(prefix + "meta").addService(new MetaGrpcService(m))
+          .addService(new PoolGrpcService(() -> pool.map(ComputePoolRuntime::pool), m::workerHealth))
           .addService(new OptimizerGrpcService(groups.optimizing())).addService(new GroupGrpcService(groups.keepers()))
           .addService(new TableGrpcService(groups.optimizing(), groups.keepers())).build().start();
     } catch (IOException e) {
@@ -157,6 +160,16 @@ public final class LocalCluster implements AutoCloseable {
     m.start();
     meta = m;
     optimizerGroups = groups.start();
+    // Nodes the pool launches run in this JVM; releasing one stops it (it left already when drained).
+    pool = ComputePoolRuntime.inProcess(config, m, metaStore, Clock.SYSTEM, spec -> {
+      Node n = addNode(spec.threads(), spec.resourceId());
+      return n::stop;
+    });
+  }
+
+  /** The compute pool, when {@code compute-pool.provider=in-process}. */
+  public Optional<dev.tide.meta.pool.ComputePool> computePool() {
+    return pool.map(ComputePoolRuntime::pool);
   }
 
   /**
@@ -169,6 +182,7 @@ public final class LocalCluster implements AutoCloseable {
     if (metaStoreUrl.contains(":memory:")) {
       throw new IllegalStateException("restart of meta refused: its store is in memory; create the cluster with a meta store file");
     }
+    pool.ifPresent(ComputePoolRuntime::close);
     optimizerGroups.close();
     meta.close();
     metaServer.shutdownNow();
@@ -183,7 +197,12 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /** Starts one more compute node and registers it with meta. */
-  public synchronized Node addNode(int slots) {
+  public Node addNode(int slots) {
+    return addNode(slots, "");
+  }
+
+  /** Starts one more compute node, launched by the compute pool for {@code resourceId} ({@code ""}: by hand). */
+  private synchronized Node addNode(int slots, String resourceId) {
     String name = prefix + "compute-" + (nodes.size() + 1);
     MetaServiceGrpc.MetaServiceBlockingStub stub = MetaServiceGrpc.newBlockingStub(metaChannel);
     ComputeNode compute;
@@ -205,7 +224,7 @@ public final class LocalCluster implements AutoCloseable {
     }
     ComputeNode joined = compute;
     Server serving = server;
-    ComputeMembership membership = ComputeMembership.join(compute, stub, address, slots, config.get(MetaOptions.HEARTBEAT_INTERVAL),
+    ComputeMembership membership = ComputeMembership.join(compute, stub, address, slots, resourceId, config.get(MetaOptions.HEARTBEAT_INTERVAL),
         Duration.ofSeconds(30), () -> {
           serving.shutdownNow(); // told to leave after a drain: the node stops, as a process would exit
           joined.shutdown();
@@ -320,9 +339,11 @@ public final class LocalCluster implements AutoCloseable {
 
   @Override
   public void close() {
+    pool.ifPresent(p -> p.pool().close()); // no more pool decisions; its nodes stop with the others, after meta
     optimizers.forEach(OptimizerInstance::close);
     optimizerGroups.close();
     meta.close();
+    pool.ifPresent(ComputePoolRuntime::close);
     metaStore.close();
     nodes.forEach(Node::stop);
     metaChannel.shutdownNow();

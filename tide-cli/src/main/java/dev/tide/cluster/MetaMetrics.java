@@ -30,6 +30,7 @@ public final class MetaMetrics {
   private final MultiGauge fragmentBusy;
   private final MultiGauge fragmentBackpressure;
   private final MultiGauge fragmentBacklog;
+  private final MultiGauge fragmentSkipped;
   /** The window of committed epochs the fragment gauges average over. */
   static final long LOAD_WINDOW_MS = 30_000;
   private final CommittedViews views;
@@ -68,6 +69,9 @@ public final class MetaMetrics {
         .description("Fraction of a fragment's actor time blocked on output").register(registry);
     fragmentBacklog = MultiGauge.builder("tide.fragment.backlog").baseUnit("rows")
         .description("A source fragment's rows behind what it could read (events behind schedule, consumer lag)").register(registry);
+    fragmentSkipped = MultiGauge.builder("tide.source.skipped.records").baseUnit("records")
+        .description("Malformed records a source fragment skipped (on-error=skip) since its job started, as of the newest committed epoch")
+        .register(registry);
   }
 
   /** Feeds the barrier latency timer from meta's commits; call again after meta restarts. */
@@ -113,6 +117,7 @@ public final class MetaMetrics {
     List<MultiGauge.Row<?>> busy = new java.util.ArrayList<>();
     List<MultiGauge.Row<?>> blocked = new java.util.ArrayList<>();
     List<MultiGauge.Row<?>> backlog = new java.util.ArrayList<>();
+    List<MultiGauge.Row<?>> skipped = new java.util.ArrayList<>();
     Meta m = meta.get();
     for (var job : m.snapshot().jobs().values()) {
       var stats = dev.tide.meta.admin.AdminViews.withStats(dev.tide.meta.admin.AdminViews.fragments(job), m, LOAD_WINDOW_MS);
@@ -128,6 +133,9 @@ public final class MetaMetrics {
         if (f.getStats().getBacklog() >= 0) {
           backlog.add(MultiGauge.Row.of(tags, f.getStats().getBacklog()));
         }
+        if (f.getStats().getSkipped() >= 0) {
+          skipped.add(MultiGauge.Row.of(tags, f.getStats().getSkipped()));
+        }
       }
     }
     fragmentRowsIn.register(in, true);
@@ -135,6 +143,7 @@ public final class MetaMetrics {
     fragmentBusy.register(busy, true);
     fragmentBackpressure.register(blocked, true);
     fragmentBacklog.register(backlog, true);
+    fragmentSkipped.register(skipped, true);
     return registry.scrape();
   }
 

@@ -14,8 +14,10 @@ import dev.tide.meta.admin.AdminViews;
 import dev.tide.meta.group.GroupGrpcService;
 import dev.tide.meta.group.TableGrpcService;
 import dev.tide.meta.optimize.OptimizerGrpcService;
+import dev.tide.meta.pool.PoolGrpcService;
 import dev.tide.meta.store.JdbcMetaStore;
 import dev.tide.meta.store.MetaStore;
+import dev.tide.optimizer.provider.LaunchRole;
 import dev.tide.optimizer.provider.LocalProcessProvider;
 import dev.tide.optimizer.worker.OptimizerInstance;
 import dev.tide.optimizer.worker.OptimizerSettings;
@@ -64,10 +66,12 @@ public final class MetaServer implements AutoCloseable {
   private final OptimizerGroups groups;
   private final AtomicReference<ManagedChannel> selfChannel;
   private final Dashboard dashboard;
+  private final Optional<ComputePoolRuntime> pool;
   private dev.tide.sql.PgServer sql;
 
   private MetaServer(MetaStore store, Meta meta, Server grpc, HttpServer http, OptimizerGroups groups,
-      AtomicReference<ManagedChannel> selfChannel, Dashboard dashboard) {
+      AtomicReference<ManagedChannel> selfChannel, Dashboard dashboard, Optional<ComputePoolRuntime> pool) {
+    this.pool = pool;
     this.dashboard = dashboard;
     this.store = store;
     this.meta = meta;
@@ -90,6 +94,7 @@ public final class MetaServer implements AutoCloseable {
       throw new IllegalArgumentException("meta.listen host '" + listen.host() + "' does not resolve");
     }
     ClusterToken.requireForBind(token, bind.getAddress(), "meta");
+    ComputePoolRuntime.checkForMetaProcess(config);
     // A port in use refuses the start before the store is opened, so a failed start leaves no meta.db behind.
     requireFree(bind, "meta", listen, "meta.listen (--listen)");
     int httpPortWanted = config.get(ProcessOptions.META_HTTP_PORT);
@@ -102,6 +107,7 @@ public final class MetaServer implements AutoCloseable {
     Meta meta = null;
     Server grpc = null;
     OptimizerGroups groups = null;
+    Optional<ComputePoolRuntime> pool = Optional.empty();
     // In-process optimizers and local optimizer processes reach meta at its own port, as any optimizer does.
     AtomicReference<ManagedChannel> self = new AtomicReference<>();
     try {
@@ -141,14 +147,19 @@ public final class MetaServer implements AutoCloseable {
       meta.start();
       groups.keepers().bindMetrics(metrics.registry());
       groups.start();
+      pool = ComputePoolRuntime.forMetaProcess(config, meta, store, clock, selfAddress, token);
+      pool.ifPresent(p -> p.pool().bindMetrics(metrics.registry()));
+      Optional<ComputePoolRuntime> poolRuntime = pool;
+      late.addService(guarded(new PoolGrpcService(() -> poolRuntime.map(ComputePoolRuntime::pool), m::workerHealth), token));
       // The dashboard reads and acts through the admin API at meta's own port, as tide ctl does.
       Dashboard dashboard = http == null ? null : new Dashboard(m, self.get(), views, token).mount(http);
-      MetaServer server = new MetaServer(store, meta, grpc, http, groups, self, dashboard);
+      MetaServer server = new MetaServer(store, meta, grpc, http, groups, self, dashboard, pool);
       server.sql = SqlFrontend.start(() -> m, views, config, token, listen.host(), -1);
       LOG.info("meta serving gRPC on {}:{}{}, store {}, objects {}", listen.host(), grpc.getPort(),
           http == null ? "" : ", HTTP on port " + http.getAddress().getPort(), store.describe(), objects);
       return server;
     } catch (RuntimeException e) {
+      pool.ifPresent(ComputePoolRuntime::close);
       if (groups != null) {
         groups.close();
       }
@@ -176,7 +187,8 @@ public final class MetaServer implements AutoCloseable {
     LocalProcessProvider.Settings base = LocalProcessProvider.Settings.of(selfAddress,
         ProcessOptions.dataDir(config).resolve("optimizer-logs").toAbsolutePath());
     return new LocalProcessProvider.Settings(selfAddress, base.classpath(), base.mainClass(), base.logDir(),
-        token.map(t -> t.header().substring("Bearer ".length())), base.stopTimeout(), List.of("--objects", objects.toString()));
+        token.map(t -> t.header().substring("Bearer ".length())), base.stopTimeout(), List.of("--objects", objects.toString()),
+        LaunchRole.OPTIMIZER);
   }
 
   /** Services added after the server started: looked up when no service given to the builder has the method. */
@@ -296,6 +308,11 @@ public final class MetaServer implements AutoCloseable {
     grpc.awaitTermination();
   }
 
+  /** Meta's compute pool, when {@code compute-pool.provider} sets one. */
+  public Optional<dev.tide.meta.pool.ComputePool> computePool() {
+    return pool.map(ComputePoolRuntime::pool);
+  }
+
   /** Meta's optimizer groups and their scale keepers. */
   public OptimizerGroups optimizerGroups() {
     return groups;
@@ -307,6 +324,7 @@ public final class MetaServer implements AutoCloseable {
     if (sql != null) {
       sql.close();
     }
+    pool.ifPresent(ComputePoolRuntime::close);
     groups.close();
     selfChannel.get().shutdownNow();
     if (http != null) {

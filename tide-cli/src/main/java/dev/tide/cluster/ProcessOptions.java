@@ -62,6 +62,9 @@ public final class ProcessOptions {
       Runtime.getRuntime().availableProcessors(),
       "Actors of one fragment a compute node takes (its share of a job's parallelism); default: the machine's available processors.")
       .withRule(n -> n >= 1 && n <= 1024, "between 1 and 1024");
+  public static final ConfigOption<String> COMPUTE_RESOURCE_ID = ConfigOption.stringOption("compute.resource-id", "",
+      "The compute pool's resource this node was launched for (set by the pool's provider); empty for a node started by hand.")
+      .withRule(v -> v.matches("[A-Za-z0-9._-]*"), "letters, digits, '.', '_' and '-' only");
   public static final ConfigOption<java.time.Duration> COMPUTE_REGISTER_TIMEOUT = ConfigOption.durationOption("compute.register-timeout",
       java.time.Duration.ofSeconds(30), "How long a starting compute node waits for meta to answer its registration.")
       .withRule(d -> d.toMillis() >= 100 && d.toMillis() <= 3_600_000, "between 100ms and 1h");
@@ -104,7 +107,8 @@ public final class ProcessOptions {
     keys.add(new Key(META_HTTP_PORT, meta));
     keys.add(new Key(META_STORE, meta));
     keys.add(new Key(OBJECT_STORE_DIR, all));
-    for (ConfigOption<?> o : List.of(COMPUTE_META, COMPUTE_LISTEN, COMPUTE_SLOTS, COMPUTE_REGISTER_TIMEOUT, COMPUTE_SHUTDOWN_TIMEOUT)) {
+    for (ConfigOption<?> o : List.of(COMPUTE_META, COMPUTE_LISTEN, COMPUTE_SLOTS, COMPUTE_RESOURCE_ID, COMPUTE_REGISTER_TIMEOUT,
+        COMPUTE_SHUTDOWN_TIMEOUT)) {
       keys.add(new Key(o, compute));
     }
     keys.add(new Key(TOKEN, all));
@@ -112,6 +116,7 @@ public final class ProcessOptions {
       keys.add(new Key(o, o == MetaOptions.HEARTBEAT_INTERVAL ? java.util.EnumSet.of(Role.META, Role.COMPUTE) : meta));
     }
     dev.tide.meta.autoscale.AutoscalerOptions.ALL.forEach(o -> keys.add(new Key(o, meta)));
+    dev.tide.meta.pool.ComputePoolOptions.ALL.forEach(o -> keys.add(new Key(o, meta)));
     dev.tide.sql.SqlOptions.ALL.forEach(o -> keys.add(new Key(o, meta)));
     S3Config.ALL.forEach(o -> keys.add(new Key(o, all)));
     dev.tide.stream.exchange.ExchangeConfig.ALL.forEach(o -> keys.add(new Key(o, compute)));

@@ -6,7 +6,8 @@ function load(st) {
   if (!st) return '';
   const pct = (x) => Math.round(100 * (x || 0)) + '%';
   const line = `${Math.round(st.rowsInPerSecond || 0).toLocaleString()} rows/s in · busy ${pct(st.busy)} · backpressure ${pct(st.backpressure)}`;
-  return st.backlog !== undefined && st.backlog >= 0 ? `${line} · backlog ${Number(st.backlog).toLocaleString()}` : line;
+  const withBacklog = st.backlog !== undefined && st.backlog >= 0 ? `${line} · backlog ${Number(st.backlog).toLocaleString()}` : line;
+  return st.skipped !== undefined && Number(st.skipped) > 0 ? `${withBacklog} · ${Number(st.skipped).toLocaleString()} malformed skipped` : withBacklog;
 }
 
 const $ = (id) => document.getElementById(id);

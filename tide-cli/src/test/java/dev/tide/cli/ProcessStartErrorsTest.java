@@ -108,6 +108,21 @@ class ProcessStartErrorsTest {
   }
 
   @Test
+  void aComputePoolThatCannotRunHereExitsTwoNamingTheKeyAndCreatesNothing(@TempDir Path dir) {
+    Run inProcess = run("meta", "--data-dir", dir.toString(), "--http-port", "-1", "--set", "compute-pool.provider=in-process");
+    assertThat(inProcess.exit()).as(inProcess.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(inProcess.err()).contains("option 'compute-pool.provider': in-process: in-process compute nodes run only in the embedded");
+    Run minAboveMax = run("meta", "--data-dir", dir.toString(), "--http-port", "-1", "--set", "compute-pool.provider=local",
+        "--set", "compute-pool.min-slots=20", "--set", "compute-pool.max-slots=8");
+    assertThat(minAboveMax.exit()).as(minAboveMax.err()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(minAboveMax.err()).contains("compute-pool.min-slots").contains("20");
+    Run unknownProvider = run("meta", "--data-dir", dir.toString(), "--set", "compute-pool.provider=cloud");
+    assertThat(unknownProvider.exit()).isEqualTo(TideCli.EXIT_USAGE);
+    assertThat(unknownProvider.err()).contains("'cloud' for option 'compute-pool.provider': must be one of none, in-process, local, kubernetes");
+    assertThat(dir.resolve("meta.db")).doesNotExist();
+  }
+
+  @Test
   void aBadValueOfASetFlagExitsTwo(@TempDir Path dir) {
     Run r = run("compute", "--data-dir", dir.toString(), "--set", "compute.slots=0");
     assertThat(r.exit()).as(r.err()).isEqualTo(TideCli.EXIT_USAGE);

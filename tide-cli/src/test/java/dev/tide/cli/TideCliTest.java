@@ -55,6 +55,21 @@ class TideCliTest {
     assertThat(r.out()).containsPattern("\\nq2 +20,000 +[0-9.]+ ");
   }
 
+  @Test
+  void benchAutoscalePrintsItsTimelineAndWritesCsvAndPng(@TempDir Path dir) throws Exception {
+    Run r = tide("bench", "autoscale", "--trace", "2000,2s:4000", "--duration", "4s", "--out", dir.toString());
+
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("Tide autoscale benchmark: q5", "scheduled/s", "Actions: ", "recoveries 0");
+    assertThat(r.out()).containsPattern("\\n +4 +4,000 +[0-9,]+ +[0-9,]+ +1 +\\{");
+    assertThat(java.nio.file.Files.readAllLines(dir.resolve("timeline.csv")).get(0))
+        .startsWith("seconds,scheduled_rate,events_per_second,backlog,nodes,actors_f");
+    assertThat(javax.imageio.ImageIO.read(dir.resolve("autoscale.png").toFile()).getWidth()).isEqualTo(1100);
+    Run bad = tide("bench", "autoscale", "--trace", "fast");
+    assertThat(bad.exitCode()).isEqualTo(2);
+    assertThat(bad.err()).contains("--trace 'fast': expected RATE[,OFFSET:RATE...]");
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "playground --duration banana               | --duration",

@@ -83,6 +83,37 @@ class ClusterProcessTest {
   }
 
   @Test
+  void theComputePoolLaunchesALocalNodeWhenSlotsRunOutAndReleasesItOnceItsSlotsGoUnneeded(@TempDir Path dir) {
+    List<String> pool = List.of("--set", "compute-pool.provider=local", "--set", "compute-pool.node-slots=2", "--set",
+        "compute-pool.max-slots=4", "--set", "compute-pool.backlog-timeout=500ms", "--set", "compute-pool.sustained-timeout=500ms",
+        "--set", "compute-pool.idle-timeout=30s", "--set", "compute-pool.scale-down-cooldown=1s");
+    List<String> options = new java.util.ArrayList<>(FAST);
+    options.addAll(pool);
+    try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
+      cluster.startMeta(options.subList(FAST.size(), options.size()).toArray(String[]::new));
+      cluster.startCompute(2);
+      cluster.jobs().create(job("q5", "1000"));
+      cluster.admin().scale(dev.tide.proto.admin.ScaleJobRequest.newBuilder().setJob("q5").setParallelism("4").build());
+      // Slots run out (the job wants 4, the node has 2): meta starts a `tide compute` child, which registers and gets actors.
+      await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.pool().getNodesList().stream()
+          .anyMatch(n -> !n.getResourceId().isEmpty() && n.getState().equals("active") && n.getWantedSlots() == 2));
+      await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.status().getWorkersList().stream()
+          .filter(w -> w.getAlive() && w.getActors() > 0).count() == 2); // the joined node relieves the oversubscribed one
+      cluster.admin().scale(dev.tide.proto.admin.ScaleJobRequest.newBuilder().setJob("q5").setParallelism("1").build());
+      // Its slots unneeded for the idle timeout: drained (actors migrate off), told to leave, released.
+      await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.pool().getPool().getResourcesCount() == 0
+          && cluster.pool().getNodesList().stream().noneMatch(n -> !n.getResourceId().isEmpty() && !n.getState().equals("left")));
+      List<String> actions = cluster.pool().getPool().getRecentActionsList().stream().map(a -> a.getReason()).toList();
+      assertThat(actions).as(cluster.logs())
+          .anySatisfy(r -> assertThat(r).startsWith("scale-up 1 instance"))
+          .anySatisfy(r -> assertThat(r).startsWith("scale-down: drain worker-"))
+          .anySatisfy(r -> assertThat(r).startsWith("remove worker-"));
+      awaitView(cluster, "q5");
+      assertThat(cluster.status().getRecoveries()).as("recoveries").isZero();
+    }
+  }
+
+  @Test
   void boundedJobCommitsWithoutWaitingForTheBarrierInterval(@TempDir Path dir) {
     // Barriers ten minutes apart, longer than the guard: only the barrier meta injects when it creates
     // the job and the ones the sources ask for when their input ends can bring the view to the reference.

@@ -85,6 +85,15 @@ final class ClusterProcesses implements AutoCloseable {
     return JobServiceGrpc.newBlockingStub(channel()).withDeadlineAfter(60, TimeUnit.SECONDS);
   }
 
+  dev.tide.proto.admin.AdminServiceGrpc.AdminServiceBlockingStub admin() {
+    return AdminServiceGrpc.newBlockingStub(channel()).withDeadlineAfter(60, TimeUnit.SECONDS);
+  }
+
+  dev.tide.proto.group.PoolView pool() {
+    return dev.tide.proto.group.PoolServiceGrpc.newBlockingStub(channel()).withDeadlineAfter(30, TimeUnit.SECONDS)
+        .show(dev.tide.proto.group.PoolRequest.getDefaultInstance());
+  }
+
   StatusResponse status() {
     return AdminServiceGrpc.newBlockingStub(channel()).withDeadlineAfter(30, TimeUnit.SECONDS).status(StatusRequest.getDefaultInstance());
   }
@@ -125,7 +134,7 @@ final class ClusterProcesses implements AutoCloseable {
     StringBuilder b = new StringBuilder();
     for (TideProcess c : children) {
       String out = c.output();
-      b.append("---- ").append(c.name()).append(" (last 4000 chars)\n").append(out, Math.max(0, out.length() - 4000), out.length());
+      b.append("---- ").append(c.name()).append(" (last 12000 chars)\n").append(out, Math.max(0, out.length() - 12000), out.length());
     }
     return b.toString();
   }

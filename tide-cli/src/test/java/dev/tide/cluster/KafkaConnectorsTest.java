@@ -3,6 +3,11 @@ package dev.tide.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tide.common.types.Schema;
+import dev.tide.connectors.format.AvroFormat;
+import dev.tide.connectors.format.LoopbackSchemaRegistry;
+import dev.tide.connectors.format.RowFormat;
+import dev.tide.connectors.format.SchemaRegistry;
 import dev.tide.meta.scale.JobIntent;
 import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.store.PostgresCluster;
@@ -10,6 +15,7 @@ import dev.tide.proto.plan.JobDefinition;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.plan.PlanException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -24,6 +30,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -178,6 +185,161 @@ class KafkaConnectorsTest {
       await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().recoveries() >= 2);
       assertThat(cluster.scan("failing")).isEmpty();
     }
+  }
+
+  /**
+   * Avro both ways through a schema registry: bids in the Confluent wire format under two writer
+   * schemas (the second adds a field), plus a record not in the wire format and one naming an id
+   * the registry lacks (skipped, counted and exported in /metrics); counts per auction written as
+   * Avro to an upsert topic (value and key schemas registered by the sink), raw rows as bare Avro of
+   * the derived schema. The registry is {@link LoopbackSchemaRegistry}: the documented REST subset
+   * on a loopback JDK HTTP server, not Confluent's.
+   */
+  @Test
+  void avroThroughASchemaRegistryInAndOut(@TempDir Path dir) throws Exception {
+    kafka.createTopic("abids", 2);
+    kafka.createTopic("acounts", 1);
+    kafka.createTopic("araw", 1);
+    try (LoopbackSchemaRegistry registry = new LoopbackSchemaRegistry()) {
+      String v1 = """
+          {"type":"record","name":"Bid","fields":[{"name":"auction","type":"long"},{"name":"bidder","type":"long"},
+           {"name":"price","type":"long"},{"name":"date_time","type":{"type":"long","logicalType":"timestamp-millis"}}]}""";
+      String v2 = v1.replace("{\"name\":\"bidder\"", "{\"name\":\"channel\",\"type\":\"string\",\"default\":\"web\"},{\"name\":\"bidder\"");
+      int id1 = registry.register("abids-value", v1);
+      int id2 = registry.register("abids-value", v2);
+      Schema cols1 = AvroFormat.columns(AvroFormat.parse(v1));
+      AvroFormat.Writer w1 = new AvroFormat.Writer(AvroFormat.parse(v1), cols1, new int[] {0, 1, 2, 3}, id1);
+      Schema cols2 = AvroFormat.columns(AvroFormat.parse(v2));
+      AvroFormat.Writer w2 = new AvroFormat.Writer(AvroFormat.parse(v2), cols2, new int[] {0, 1, 2, 3, 4}, id2);
+      int n = 2_000;
+      List<ProducerRecord<byte[], byte[]>> records = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        long a = i % AUCTIONS;
+        long price = (i * 31) % 997;
+        byte[] v = i % 2 == 0 ? w1.encode(new Object[] {a, (long) i, price, 1_700_000_000_000L + i})
+            : w2.encode(new Object[] {a, "app", (long) i, price, 1_700_000_000_000L + i});
+        records.add(new ProducerRecord<>("abids", i % 2, null, v));
+        if (i == n / 2) {
+          records.add(new ProducerRecord<>("abids", 0, null, "{\"auction\":1}".getBytes(StandardCharsets.UTF_8)));
+          byte[] unknown = v.clone();
+          unknown[4] = 99; // schema id 99
+          records.add(new ProducerRecord<>("abids", 1, null, unknown));
+        }
+      }
+      kafka.produceBytes(records);
+
+      Map<String, String> src = new HashMap<>();
+      src.put("bootstrap.servers", kafka.bootstrap());
+      src.put("topic", "abids");
+      src.put("format", "avro");
+      src.put("avro.schema-registry.url", registry.url());
+      src.put("columns", "auction bigint, price bigint, date_time timestamp");
+      src.put("on-error", "skip");
+      src.put("splits", "2");
+      PlanBuilder b = new PlanBuilder("avro");
+      PlanBuilder.Stream bids = b.source("kafka", "abids", src);
+      bids.sink("kafka", Map.of("bootstrap.servers", kafka.bootstrap(), "topic", "araw", "format", "avro"));
+      bids.groupBy("auction").agg(Agg.count("bids"), Agg.max("price", "top")).sink("kafka", Map.of("bootstrap.servers", kafka.bootstrap(),
+          "topic", "acounts", "mode", "upsert", "format", "avro", "avro.schema-registry.url", registry.url()));
+      try (LocalCluster cluster = new LocalCluster(dir, NexmarkEndToEndTest.fastBarriers(), 1, 2)) {
+        cluster.submit(b.build());
+        Map<Long, List<Long>> expected = reference(n);
+        Schema counts = RowFormat.parseColumns("auction bigint, bids bigint, top bigint");
+        SchemaRegistry reader = new SchemaRegistry(registry.url(), Duration.ofSeconds(10));
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+          Map<Long, List<Long>> seen = new TreeMap<>();
+          for (ConsumerRecord<byte[], byte[]> r : kafka.readCommittedBytes("acounts")) {
+            Object[] key = new Object[1];
+            new AvroFormat.Reader(reader.schema(AvroFormat.schemaId(r.key())), RowFormat.parseColumns("auction bigint")).decode(r.key(), 5, key);
+            Object[] row = new Object[3];
+            new AvroFormat.Reader(reader.schema(AvroFormat.schemaId(r.value())), counts).decode(r.value(), 5, row);
+            assertThat(row[0]).isEqualTo(key[0]);
+            seen.put((Long) row[0], List.of((Long) row[1], (Long) row[2]));
+          }
+          assertThat(seen).isEqualTo(expected);
+        });
+        assertThat(registry.versions("acounts-value")).hasSize(1);
+        assertThat(registry.versions("acounts-key")).hasSize(1);
+
+        Schema raw = RowFormat.parseColumns("auction bigint, price bigint, date_time timestamp, _partition int, _offset bigint");
+        AvroFormat.Reader rawReader = new AvroFormat.Reader(AvroFormat.recordFor("araw", raw, new int[] {0, 1, 2, 3, 4}), raw);
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(kafka.readCommittedBytes("araw")).hasSize(n));
+        Set<String> positions = new HashSet<>();
+        for (ConsumerRecord<byte[], byte[]> r : kafka.readCommittedBytes("araw")) {
+          Object[] row = new Object[5];
+          rawReader.decode(r.value(), 0, row);
+          assertThat(positions.add(row[3] + "/" + row[4])).isTrue();
+        }
+
+        // bare Avro read back by a source given the derived schema inline (its columns default to the fields)
+        Map<String, String> inline = new HashMap<>();
+        inline.put("bootstrap.servers", kafka.bootstrap());
+        inline.put("topic", "araw");
+        inline.put("format", "avro");
+        inline.put("avro.schema", AvroFormat.recordFor("araw", raw, new int[] {0, 1, 2, 3, 4}).toString().replace("_partition", "src_partition")
+            .replace("_offset", "src_offset"));
+        PlanBuilder back = new PlanBuilder("avro_back");
+        back.source("kafka", "araw", inline).groupBy("auction").agg(Agg.count("bids"), Agg.max("price", "top")).materialize("avro_back");
+        cluster.submit(back.build());
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> {
+          Map<Long, List<Long>> m = new TreeMap<>();
+          cluster.scan("avro_back").forEach(r -> m.put((Long) r[0], List.of((Long) r[1], (Long) r[2])));
+          assertThat(m).isEqualTo(expected);
+        });
+
+        // the two malformed records: skipped, counted in the source's state and exported
+        MetaMetrics metrics = new MetaMetrics(cluster::meta, cluster.views());
+        await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(metrics.scrape())
+            .containsPattern("tide_source_skipped_records\\S*\\{[^}]*job=\"avro\"[^}]*\\} 2\\.0"));
+      }
+    }
+  }
+
+  /** start-position timestamp reads from the first record at or after the time; latest only what arrives after the start. */
+  @Test
+  void startPositionTimestampAndLatest(@TempDir Path dir) throws Exception {
+    kafka.createTopic("late", 2);
+    List<ProducerRecord<byte[], byte[]>> old = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      long ts = i < 20 ? 1_000_000L : 2_000_000L;
+      old.add(new ProducerRecord<>("late", i % 2, ts, null, bid(i).getBytes(StandardCharsets.UTF_8)));
+    }
+    kafka.produceBytes(old);
+    Map<String, String> fromTime = source("late");
+    fromTime.put("start-position", "timestamp");
+    fromTime.put("start-timestamp", "2000000");
+    PlanBuilder t = new PlanBuilder("from_time");
+    t.source("kafka", "late", fromTime).groupBy("auction").agg(Agg.count("n")).materialize("from_time");
+    Map<String, String> latest = source("late");
+    latest.put("start-position", "latest");
+    PlanBuilder l = new PlanBuilder("from_latest");
+    l.source("kafka", "late", latest).groupBy("auction").agg(Agg.count("n")).materialize("from_latest");
+    try (LocalCluster cluster = new LocalCluster(dir, NexmarkEndToEndTest.fastBarriers(), 2, 2)) {
+      cluster.submit(t.build());
+      JobDefinition lj = cluster.submit(l.build());
+      await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(count(cluster, "from_time")).isEqualTo(20));
+      // the latest job has started once its offsets committed; what arrives then is counted
+      long started = cluster.meta().stats().committedBarriers() + 5;
+      await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().committedBarriers() >= started);
+      assertThat(count(cluster, "from_latest")).isZero();
+      List<String> fresh = new ArrayList<>();
+      for (int i = 40; i < 50; i++) {
+        fresh.add(bid(i));
+      }
+      kafka.produce("late", fresh, 2);
+      // recovery reads the committed start offsets: resolving latest again would pass over the fresh bids
+      cluster.crash(0);
+      await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().recoveries() >= 1);
+      await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> {
+        assertThat(count(cluster, "from_latest")).isEqualTo(10);
+        assertThat(count(cluster, "from_time")).isEqualTo(30);
+      });
+      assertThat(lj.getName()).isEqualTo("from_latest");
+    }
+  }
+
+  private static long count(LocalCluster cluster, String view) {
+    return cluster.scan(view).stream().mapToLong(r -> (Long) r[1]).sum();
   }
 
   @Test

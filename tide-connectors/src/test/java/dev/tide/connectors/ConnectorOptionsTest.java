@@ -64,6 +64,70 @@ class ConnectorOptionsTest {
   }
 
   @Test
+  void avroAndStartPositionOptions() {
+    Map<String, String> inline = source();
+    inline.remove("columns");
+    inline.put("format", "avro");
+    inline.put("avro.schema", dev.tide.connectors.format.AvroFormatTest.BID);
+    KafkaSourceOptions k = KafkaSourceOptions.parse(inline);
+    assertThat(k.columns().names()).containsExactly("auction", "bidder", "price", "channel", "url", "date_time");
+    assertThat(k.startPosition()).isEqualTo(KafkaSourceOptions.StartPosition.EARLIEST);
+
+    Map<String, String> neither = source();
+    neither.put("format", "avro");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(neither)).hasMessageContaining("exactly one of option 'avro.schema'")
+        .hasMessageContaining("neither is set");
+    Map<String, String> both = new HashMap<>(inline);
+    both.put("avro.schema-registry.url", "http://localhost:8081");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(both)).hasMessageContaining("both are set");
+    Map<String, String> registryNoColumns = source();
+    registryNoColumns.remove("columns");
+    registryNoColumns.put("format", "avro");
+    registryNoColumns.put("avro.schema-registry.url", "http://localhost:8081");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(registryNoColumns)).hasMessageContaining("option 'columns' is required");
+    Map<String, String> badUrl = new HashMap<>(registryNoColumns);
+    badUrl.put("avro.schema-registry.url", "localhost:8081");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(badUrl)).hasMessageContaining("avro.schema-registry.url")
+        .hasMessageContaining("localhost:8081").hasMessageContaining("http:// or https:// URL");
+    Map<String, String> disagree = new HashMap<>(inline);
+    disagree.put("columns", "auction varchar");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(disagree)).hasMessageContaining("disagree")
+        .hasMessageContaining("Avro field 'auction' is a bigint, column 'auction' a varchar");
+    Map<String, String> notRecord = new HashMap<>(inline);
+    notRecord.put("avro.schema", "\"string\"");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(notRecord)).hasMessageContaining("option 'avro.schema'").hasMessageContaining("not a record");
+    Map<String, String> jsonWithSchema = source();
+    jsonWithSchema.put("avro.schema", dev.tide.connectors.format.AvroFormatTest.BID);
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(jsonWithSchema)).hasMessageContaining("is for format avro");
+    assertThatThrownBy(() -> KafkaSinkOptions.parse(Map.of("bootstrap.servers", "a:1", "topic", "t", "format", "avro",
+        "avro.schema", "{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"a\",\"type\":\"long\"}]}"))
+        .check(RowFormat.parseColumns("a bigint, b varchar"))).hasMessageContaining("has no field 'b'");
+
+    Map<String, String> authAlone = new HashMap<>(inline);
+    authAlone.put("avro.schema-registry.basic-auth", "tide:secret");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(authAlone)).hasMessageContaining("'avro.schema-registry.basic-auth' needs option 'avro.schema-registry.url'");
+    Map<String, String> badAuth = new HashMap<>(registryNoColumns);
+    badAuth.put("columns", "auction bigint");
+    badAuth.put("avro.schema-registry.basic-auth", "nocolon");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(badAuth)).hasMessageContaining("'nocolon'").hasMessageContaining("user:password");
+
+    Map<String, String> ts = source();
+    ts.put("start-position", "timestamp");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(ts)).hasMessageContaining("needs option 'start-timestamp'");
+    ts.put("start-timestamp", "2026-12-04T02:30:00Z");
+    assertThat(KafkaSourceOptions.parse(ts).startTimestampMs()).isEqualTo(java.time.Instant.parse("2026-12-04T02:30:00Z").toEpochMilli());
+    ts.put("start-timestamp", "yesterday");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(ts)).hasMessageContaining("'yesterday'").hasMessageContaining("start-timestamp")
+        .hasMessageContaining("ISO-8601 instant");
+    Map<String, String> stray = source();
+    stray.put("start-timestamp", "1000");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(stray)).hasMessageContaining("is for start-position timestamp");
+    Map<String, String> bad = source();
+    bad.put("start-position", "newest");
+    assertThatThrownBy(() -> KafkaSourceOptions.parse(bad)).hasMessageContaining("'newest'").hasMessageContaining("earliest, latest or timestamp");
+  }
+
+  @Test
   void jsonRoundTripsAndRefusesWrongTypes() {
     Schema s = RowFormat.parseColumns("a bigint, b varchar, c double, d boolean, t timestamp");
     Object[] row = {5L, "x\"y", 1.5, true, 1_700_000_000_000L};

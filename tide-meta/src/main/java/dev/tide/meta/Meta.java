@@ -106,7 +106,7 @@ public final class Meta implements AutoCloseable {
     publish();
     this.driver = new Thread(this::drive, "meta-driver");
     this.driver.setDaemon(true);
-    this.autoscaler = new Autoscaler(this, config, clock);
+    this.autoscaler = new Autoscaler(this, store, config, clock);
   }
 
   public void start() {
@@ -166,7 +166,12 @@ public final class Meta implements AutoCloseable {
 
   /** Registers a worker; also returns the committed version it starts from. */
   public Command.Registered register(String address, int slots) {
-    return call(new Command.RegisterWorker(address, slots));
+    return register(address, slots, "");
+  }
+
+  /** Registers a worker the compute pool launched for {@code resourceId} ({@code ""}: started by hand). */
+  public Command.Registered register(String address, int slots, String resourceId) {
+    return call(new Command.RegisterWorker(address, slots, resourceId));
   }
 
   public Command.JobIds allocateJobIds() {

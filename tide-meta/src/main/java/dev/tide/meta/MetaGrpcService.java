@@ -28,7 +28,7 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
   @Override
   public void registerWorker(RegisterWorkerRequest req, StreamObserver<RegisterWorkerResponse> out) {
     try {
-      Command.Registered r = meta.register(req.getHost(), req.getSlots());
+      Command.Registered r = meta.register(req.getHost(), req.getSlots(), req.getResourceId());
       out.onNext(RegisterWorkerResponse.newBuilder().setWorkerId(r.workerId()).setVersion(r.version()).build());
       out.onCompleted();
     } catch (IllegalArgumentException e) {

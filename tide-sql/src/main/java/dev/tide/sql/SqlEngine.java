@@ -63,6 +63,8 @@ public final class SqlEngine {
   private final int vnodeCount;
   private final Map<String, SourceDef> sources = new TreeMap<>();
   private final Map<String, ViewDef> views = new TreeMap<>();
+  /** Sinks created by CREATE SINK: name → statement (each is a job of that name). */
+  private final Map<String, String> sinks = new TreeMap<>();
 
   static {
     try {
@@ -88,6 +90,9 @@ public final class SqlEngine {
     }
     if (t.accept("create", "materialized", "view")) {
       return createView(t);
+    }
+    if (t.accept("create", "sink")) {
+      return createSink(t);
     }
     if (t.accept("show")) {
       return show(t);
@@ -122,7 +127,7 @@ public final class SqlEngine {
     }
     if (first.equals("create") || first.equals("insert") || first.equals("delete") || first.equals("update")) {
       throw SqlException.notSupported(first.toUpperCase(Locale.ROOT) + " " + t.peek(1).text().toUpperCase(Locale.ROOT)
-          + " (Tide takes CREATE SOURCE and CREATE MATERIALIZED VIEW; tables and sinks are not built yet)");
+          + " (Tide takes CREATE SOURCE, CREATE MATERIALIZED VIEW and CREATE SINK; tables are not built yet)");
     }
     throw t.error("unknown statement; see docs/sql.md for the statements Tide takes");
   }
@@ -197,27 +202,20 @@ public final class SqlEngine {
       } while (t.accept(","));
       t.expect(")");
     }
-    Map<String, String> with = new LinkedHashMap<>();
-    t.expect("with");
-    t.expect("(");
-    do {
-      StringBuilder key = new StringBuilder(t.identifier("an option name"));
-      while (t.accept(".") || t.accept("-")) {
-        key.append(t.peek(-1).text()).append(t.identifier("an option name"));
-      }
-      t.expect("=");
-      Tokens.Token v = t.next();
-      if (v.kind() != Tokens.Kind.STRING && v.kind() != Tokens.Kind.NUMBER && v.kind() != Tokens.Kind.WORD) {
-        throw new SqlException(SqlException.SYNTAX, "syntax error: option '" + key + "' needs a value, e.g. '1000'", v.position());
-      }
-      with.put(key.toString().toLowerCase(Locale.ROOT), v.text());
-    } while (t.accept(","));
-    t.expect(")");
+    Map<String, String> with = withOptions(t);
     t.expectEnd();
 
     String connector = with.remove("connector");
     if (connector == null) {
-      throw new SqlException(SqlException.INVALID_PARAMETER, "create source '" + name + "' refused: WITH needs connector = 'nexmark'");
+      throw new SqlException(SqlException.INVALID_PARAMETER, "create source '" + name + "' refused: WITH needs connector = 'nexmark' or 'kafka'");
+    }
+    if (!connector.equalsIgnoreCase("nexmark")) {
+      List<ConnectorSpecs.Declared> declared = new ArrayList<>();
+      for (int i = 0; i < cols.size(); i++) {
+        declared.add(new ConnectorSpecs.Declared(cols.get(i)[0], cols.get(i)[1], colPos.get(i)));
+      }
+      return createConnectorSource(name, namePos, ifNotExists, connector.toLowerCase(Locale.ROOT), with, declared, wmColumn, wmDelay,
+          t.sql());
     }
     String table = with.remove("nexmark.table.type");
     if (table == null) {
@@ -269,7 +267,43 @@ public final class SqlEngine {
     return Result.command("CREATE SOURCE");
   }
 
-  private static DataType typeNamed(String type) {
+  /** {@code WITH ( key = value, ... )}: keys lower-cased, joined across '.' and '-'. */
+  private static Map<String, String> withOptions(Tokens t) {
+    Map<String, String> with = new LinkedHashMap<>();
+    t.expect("with");
+    t.expect("(");
+    do {
+      StringBuilder key = new StringBuilder(t.identifier("an option name"));
+      while (t.accept(".") || t.accept("-")) {
+        key.append(t.peek(-1).text()).append(t.identifier("an option name"));
+      }
+      t.expect("=");
+      Tokens.Token v = t.next();
+      if (v.kind() != Tokens.Kind.STRING && v.kind() != Tokens.Kind.NUMBER && v.kind() != Tokens.Kind.WORD) {
+        throw new SqlException(SqlException.SYNTAX, "syntax error: option '" + key + "' needs a value, e.g. '1000'", v.position());
+      }
+      with.put(key.toString().toLowerCase(Locale.ROOT), v.text());
+    } while (t.accept(","));
+    t.expect(")");
+    return with;
+  }
+
+  /** A source of an external connector (kafka): its WITH options mapped by {@link ConnectorSpecs}, checked by the connector. */
+  private Result createConnectorSource(String name, int namePos, boolean ifNotExists, String connector, Map<String, String> with,
+      List<ConnectorSpecs.Declared> declared, String wmColumn, long wmDelay, String sql) {
+    Map<String, String> options = ConnectorSpecs.sourceOptions(name, connector, with, declared, wmColumn, wmDelay);
+    SourceCatalog.SourceInfo info = ConnectorSpecs.describeSource(name, connector, options, !declared.isEmpty());
+    if (exists(name)) {
+      if (ifNotExists) {
+        return Result.command("CREATE SOURCE");
+      }
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create source refused: '" + name + "' already exists", namePos);
+    }
+    sources.put(name, new SourceDef(name, connector, name, options, info.schema().fields(), wmColumn, wmDelay, sql));
+    return Result.command("CREATE SOURCE");
+  }
+
+  static DataType typeNamed(String type) {
     String t = type.replaceAll("\\(.*\\)", "").trim();
     return switch (t) {
       case "bigint", "int8" -> DataType.BIGINT;
@@ -283,7 +317,66 @@ public final class SqlEngine {
   }
 
   private boolean exists(String name) {
-    return sources.containsKey(name) || view(name) != null;
+    return sources.containsKey(name) || view(name) != null || sinks.containsKey(name);
+  }
+
+  // ---- CREATE SINK ----
+
+  /**
+   * {@code CREATE SINK k FROM v WITH (connector = 'kafka' | 'postgres', ...)}: a job named {@code k}
+   * that runs the query of view {@code v} (or reads source {@code v}) and ends in the connector's
+   * sink instead of a view. It computes the rows from the sources (read from their start position),
+   * it does not read {@code v}'s state: views over views need backfill, not built yet.
+   */
+  private synchronized Result createSink(Tokens t) {
+    boolean ifNotExists = t.accept("if", "not", "exists");
+    int namePos = t.peek().position();
+    String name = t.identifier("a sink name");
+    t.expect("from");
+    int fromPos = t.peek().position();
+    String from = t.identifier("the materialized view or source the sink reads");
+    Map<String, String> with = withOptions(t);
+    t.expectEnd();
+    String connector = with.remove("connector");
+    if (connector == null) {
+      throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: WITH needs connector = 'kafka' or 'postgres'");
+    }
+    ViewDef view = views.get(from);
+    String query;
+    if (view != null) {
+      Tokens vt = new Tokens(view.sql());
+      vt.accept("create", "materialized", "view");
+      vt.identifier("the view name");
+      vt.expect("as");
+      query = view.sql().substring(vt.restOffset());
+    } else if (sources.containsKey(from)) {
+      query = "SELECT * FROM " + from;
+    } else {
+      throw new SqlException(SqlException.UNDEFINED_TABLE, "create sink '" + name + "' refused: '" + from
+          + "' is no materialized view created by SQL and no source; views: " + views.keySet() + ", sources: " + sources.keySet(), fromPos);
+    }
+    if (exists(name)) {
+      if (ifNotExists) {
+        return Result.command("CREATE SINK");
+      }
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create sink refused: '" + name + "' already exists", namePos);
+    }
+    Map<String, String> options = ConnectorSpecs.sinkOptions(with);
+    String c = connector.toLowerCase(Locale.ROOT);
+    StreamPlanner.Planned planned = plan(name, query, 0, s -> {
+      try {
+        s.sink(c, options);
+      } catch (PlanException e) {
+        throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: " + e.getMessage());
+      }
+    });
+    try {
+      cluster.create(planned.plan());
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new SqlException(SqlException.OBJECT_STATE, "create sink '" + name + "' refused: " + e.getMessage());
+    }
+    sinks.put(name, t.sql());
+    return Result.command("CREATE SINK");
   }
 
   // ---- CREATE MATERIALIZED VIEW ----
@@ -308,6 +401,11 @@ public final class SqlEngine {
   }
 
   private StreamPlanner.Planned planView(String name, String query, int offset) {
+    return plan(name, query, offset, s -> s.materialize(name));
+  }
+
+  /** The plan of job {@code name} running {@code query}, its output stream ended by {@code end}. */
+  private StreamPlanner.Planned plan(String name, String query, int offset, java.util.function.Consumer<dev.tide.stream.plan.PlanBuilder.Stream> end) {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new SqlException(SqlException.SYNTAX, "view name '" + name + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
@@ -321,7 +419,7 @@ public final class SqlEngine {
       }
       RelRoot root = p.rel(validated);
       return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), query,
-          StreamPlanner.emitsOnWindowClose(query));
+          StreamPlanner.emitsOnWindowClose(query), end);
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -519,6 +617,14 @@ public final class SqlEngine {
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("connector", DataType.VARCHAR),
           new Column("table", DataType.VARCHAR), new Column("options", DataType.VARCHAR)), rows);
     }
+    if (t.accept("sinks")) {
+      t.expectEnd();
+      List<Object[]> rows = new ArrayList<>();
+      synchronized (this) {
+        sinks.forEach((n, sql) -> rows.add(new Object[] {n, sql}));
+      }
+      return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("definition", DataType.VARCHAR)), rows);
+    }
     if (t.accept("materialized", "views")) {
       t.expectEnd();
       List<Object[]> rows = new ArrayList<>();
@@ -669,6 +775,25 @@ public final class SqlEngine {
   // ---- DROP, ALTER ----
 
   private synchronized Result drop(Tokens t) {
+    if (t.accept("sink")) {
+      boolean ifExists = t.accept("if", "exists");
+      int pos = t.peek().position();
+      String name = t.identifier("a sink name");
+      t.expectEnd();
+      if (!sinks.containsKey(name)) {
+        if (ifExists) {
+          return Result.command("DROP SINK");
+        }
+        throw new SqlException(SqlException.UNDEFINED_TABLE, "drop sink refused: unknown sink '" + name + "'; sinks: " + sinks.keySet(), pos);
+      }
+      try {
+        cluster.drop(name);
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        throw new SqlException(SqlException.OBJECT_STATE, "drop sink '" + name + "' refused: " + e.getMessage());
+      }
+      sinks.remove(name);
+      return Result.command("DROP SINK");
+    }
     boolean source = t.accept("source");
     if (!source && !t.accept("materialized", "view")) {
       throw t.error("expected SOURCE or MATERIALIZED VIEW");

@@ -87,12 +87,14 @@ final class StreamPlanner {
   record Planned(Plan plan, Set<String> sources) {}
 
   /**
+   * The plan named {@code view} of {@code rel}, its projected output ended by {@code end} (a view, a sink).
+   *
    * @param sql the query's text, where refusals find the position of what they refuse
    * @param onWindowClose {@code EMIT ON WINDOW CLOSE}: every aggregation grouped by a window column
    *     with a watermark over an append-only input emits each group once, when its window closes
    */
   static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources, String sql,
-      boolean onWindowClose) {
+      boolean onWindowClose, java.util.function.Consumer<Stream> end) {
     StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder(), sql, onWindowClose);
     try {
       Lowered l = p.lower(pushDown(rel));
@@ -104,7 +106,7 @@ final class StreamPlanner {
       for (int i = 0; i < names.size(); i++) {
         out.add(new Named(Ex.col(l.name(i)), columnName(names.get(i), i)));
       }
-      l.stream().project(out).materialize(view);
+      end.accept(l.stream().project(out));
       return new Planned(p.builder.build(), p.used);
     } catch (PlanException e) {
       throw new SqlException(SqlException.NOT_SUPPORTED, "cannot plan view '" + view + "': " + e.getMessage());

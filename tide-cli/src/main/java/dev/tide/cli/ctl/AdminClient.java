@@ -96,6 +96,10 @@ final class AdminClient implements AutoCloseable {
     return dev.tide.proto.admin.ViewServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  dev.tide.proto.group.PoolServiceGrpc.PoolServiceBlockingStub pool() {
+    return dev.tide.proto.group.PoolServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   GroupServiceGrpc.GroupServiceBlockingStub groups() {
     return GroupServiceGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }

@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
         "Exit codes: 0 done, 1 refused by meta or meta unreachable (one line on stderr), 2 bad usage.",
         ""},
     subcommands = {ClusterCommand.class, FragmentsCommand.class, ScanCommand.class, DigestCommand.class, RescheduleCommand.class, ScaleCommand.class,
-        PauseCommand.class, ResumeCommand.class, AutoscaleCommand.class, WorkerCommand.class, StatusCommand.class, JobCommand.class, GroupCommand.class, TableCommand.class})
+        PauseCommand.class, ResumeCommand.class, AutoscaleCommand.class, WorkerCommand.class, StatusCommand.class, JobCommand.class, GroupCommand.class, TableCommand.class,
+        PoolCommand.class})
 public final class CtlCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

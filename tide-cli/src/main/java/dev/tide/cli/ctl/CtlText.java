@@ -93,6 +93,9 @@ final class CtlText {
     if (s.getBacklog() >= 0) {
       line += String.format(java.util.Locale.ROOT, ", backlog %,d rows (%+,.0f/s)", s.getBacklog(), s.getBacklogGrowthPerSecond());
     }
+    if (s.getSkipped() > 0) {
+      line += String.format(java.util.Locale.ROOT, ", %,d malformed records skipped", s.getSkipped());
+    }
     return line;
   }
 

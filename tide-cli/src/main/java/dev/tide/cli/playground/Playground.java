@@ -176,6 +176,8 @@ public final class Playground {
     ArrayDeque<Sample> window = new ArrayDeque<>();
     window.add(new Sample(0, Map.of(), Map.of(), cluster.meta().stats(), 0, 0, List.of()));
     KeeperAction lastAction = null;
+    long poolPrintedAtMs = cluster.computePool().map(p -> p.view().recentActions().stream().mapToLong(KeeperAction::atMs).max()
+        .orElse(0)).orElse(0L);
     int nextStep = 0;
     while (true) {
       long now = System.nanoTime();
@@ -190,6 +192,15 @@ public final class Playground {
         for (KeeperAction a : s.actionsAfter(lastAction)) {
           out.println(table.step(s.elapsedNanos(), "optimizer group: " + a.reason()));
           lastAction = a;
+        }
+        // And of the compute pool's keeper: nodes launched when q5 wants more slots, drained when it no longer does.
+        if (cluster.computePool().isPresent()) {
+          for (KeeperAction a : cluster.computePool().get().view().recentActions()) {
+            if (a.atMs() > poolPrintedAtMs) {
+              out.println(table.step(s.elapsedNanos(), "compute pool: " + a.reason()));
+              poolPrintedAtMs = a.atMs();
+            }
+          }
         }
         out.flush();
         window.addLast(s);

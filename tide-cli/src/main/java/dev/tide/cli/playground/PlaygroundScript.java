@@ -31,9 +31,10 @@ public final class PlaygroundScript {
 
   /**
    * Starts every view's query at 0s; at 10% of the duration (runs of a minute or more) a compaction
-   * burst; at 40% of the duration scales q5 out to twice the cluster's
-   * slots (a fixed parallelism), at 70% back in to {@code adaptive} (one actor per slot); the
-   * playground then runs until its duration has elapsed.
+   * burst; at 30% of the duration scales q5 out to twice the cluster's
+   * slots (a fixed parallelism: the compute pool adds nodes for it), at 60% back in to {@code adaptive}
+   * (one actor per slot; the added nodes drain 30 s later); the playground then runs until its
+   * duration has elapsed.
    */
   public static List<PlaygroundStep> standard(PlaygroundSettings settings, List<PlaygroundView> views) {
     List<PlaygroundStep> steps = new ArrayList<>();
@@ -49,16 +50,16 @@ public final class PlaygroundScript {
       int out = scaledOut(settings);
       Intent wide = Intent.fixed(out);
       Intent back = Intent.adaptive();
-      steps.add(new PlaygroundStep(fraction(settings.duration(), 40), "scale " + SCALED + " out to " + out,
+      steps.add(new PlaygroundStep(fraction(settings.duration(), 30), "scale " + SCALED + " out to " + out,
           session -> session.scale(SCALED, wide)));
-      steps.add(new PlaygroundStep(fraction(settings.duration(), 70), "scale " + SCALED + " back in to " + back.render(),
+      steps.add(new PlaygroundStep(fraction(settings.duration(), 60), "scale " + SCALED + " back in to " + back.render(),
           session -> session.scale(SCALED, back)));
     }
     return steps;
   }
 
   /** Twice the initial slots, within the default vnode count. */
-  static int scaledOut(PlaygroundSettings settings) {
+  public static int scaledOut(PlaygroundSettings settings) {
     return (int) Math.min(256, 2L * settings.nodes() * settings.slotsPerNode());
   }
 

@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * scale one member of a NO_SHUFFLE ensemble is covered where the CLI's calls land
  * ({@code AdminGrpcServiceTest}, {@code LayoutPlannerTest}): no built-in query has an ensemble now.
  */
-class CtlCommandTest {
+public class CtlCommandTest {
   /** Enough events at this rate that the job runs through the whole test. */
   static Map<String, String> options() {
     return Map.of("events", "10000000", "rate", "2000", "seed", "7", "event-time-rate", "1000", "splits", "8");
@@ -52,7 +52,7 @@ class CtlCommandTest {
         .with(MetaOptions.SETTLE_DELAY, Duration.ofMillis(200));
   }
 
-  record Run(int exitCode, String out, String err) {}
+  public record Run(int exitCode, String out, String err) {}
 
   @TempDir
   Path dir;
@@ -238,7 +238,7 @@ class CtlCommandTest {
     return tide(all.toArray(String[]::new));
   }
 
-  static Run tide(String... args) {
+  public static Run tide(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code = TideCli.run(new PrintWriter(out, true), new PrintWriter(err, true), args);

@@ -14,13 +14,13 @@ import tools.jackson.databind.node.ObjectNode;
 /**
  * Row encodings of the connectors. {@code json}: one object per record, a field per column (a
  * TIMESTAMP is epoch milliseconds), absent fields are null; {@code text}: the record value as one
- * VARCHAR column {@code value}. Thread-safety: immutable.
+ * VARCHAR column {@code value}; {@code avro}: see {@link AvroFormat}. Thread-safety: immutable.
  */
 public final class RowFormat {
   private static final JsonMapper JSON = JsonMapper.builder().build();
 
   /** The formats a source or sink may name. */
-  public enum Kind { JSON, TEXT }
+  public enum Kind { JSON, TEXT, AVRO }
 
   private RowFormat() {}
 

@@ -48,14 +48,14 @@ public final class KafkaConnectors {
 
     @Override
     public void validate(Map<String, String> options, Schema schema, int[] key) {
-      KafkaSinkOptions.parse(options);
+      KafkaSinkOptions.parse(options).check(schema);
     }
 
     @Override
     public Operator create(SinkNode node, Schema schema, int[] key, ActorContext ctx) {
       KafkaSinkOptions o = KafkaSinkOptions.parse(node.getOptionsMap());
       String txnId = "tide-" + ctx.jobId() + "-" + node.getStateTableId() + "-" + ctx.actorId();
-      return new StagedSinkOp(schema, key, node.getStateTableId(), ctx, () -> new KafkaPublisher(o, txnId));
+      return new StagedSinkOp(schema, key, node.getStateTableId(), ctx, () -> new KafkaPublisher(o, txnId, schema, key));
     }
   }
 }

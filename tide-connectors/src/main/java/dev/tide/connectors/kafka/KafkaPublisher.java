@@ -1,6 +1,10 @@
 package dev.tide.connectors.kafka;
 
 import dev.tide.common.chunk.Op;
+import dev.tide.common.types.Schema;
+import dev.tide.connectors.format.AvroFormat;
+import dev.tide.connectors.format.RowFormat;
+import dev.tide.connectors.format.SchemaRegistry;
 import dev.tide.connectors.sink.Publisher;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -25,21 +29,52 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code initTransactions} fences a crashed predecessor and aborts its open transaction. Each
  * transaction also commits, for a consumer group of the same name, offset {@code upToEpoch} on the
  * topic's partition 0: the record of the last epoch published, atomic with the rows.
+ *
+ * <p>Format avro: values are records of the sink's value schema and upsert keys records of the key
+ * columns ({@code <topic>_key}, fields nullable); with a schema registry both are registered at
+ * {@link #recover} (subjects {@code <topic>-value}, {@code <topic>-key}) and written in the
+ * Confluent wire format.
  */
 final class KafkaPublisher implements Publisher {
   private final KafkaSinkOptions options;
   private final String transactionalId;
   private final TopicPartition marker;
+  private final Schema schema;
+  private final int[] key;
+  private final int[] all;
   private KafkaProducer<byte[], byte[]> producer;
+  /** Format avro: the value and key writers, made at {@link #recover}; else null. */
+  private AvroFormat.Writer valueWriter;
+  private AvroFormat.Writer keyWriter;
 
-  KafkaPublisher(KafkaSinkOptions options, String transactionalId) {
+  KafkaPublisher(KafkaSinkOptions options, String transactionalId, Schema schema, int[] key) {
     this.options = options;
     this.transactionalId = transactionalId;
     this.marker = new TopicPartition(options.topic(), 0);
+    this.schema = schema;
+    this.key = key;
+    this.all = java.util.stream.IntStream.range(0, schema.size()).toArray();
+  }
+
+  private void avroWriters() {
+    org.apache.avro.Schema value = options.valueSchema(schema, all);
+    org.apache.avro.Schema keys = AvroFormat.recordFor(AvroFormat.avroName(options.topic()) + "_key", schema, key);
+    int valueId = -1;
+    int keyId = -1;
+    if (!options.registryUrl().isEmpty()) {
+      SchemaRegistry registry = new SchemaRegistry(options.registryUrl(), options.registryAuth(), options.requestTimeout());
+      valueId = registry.register(options.topic() + "-value", value);
+      keyId = options.upsert() ? registry.register(options.topic() + "-key", keys) : -1;
+    }
+    valueWriter = new AvroFormat.Writer(value, schema, all, valueId);
+    keyWriter = options.upsert() ? new AvroFormat.Writer(keys, schema, key, keyId) : null;
   }
 
   @Override
   public long recover() {
+    if (options.avro()) {
+      avroWriters();
+    }
     Properties p = new Properties();
     p.putAll(options.client());
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
@@ -86,19 +121,24 @@ final class KafkaPublisher implements Publisher {
     }
   }
 
+  private byte[] value(String json) {
+    return valueWriter == null ? json.getBytes(StandardCharsets.UTF_8) : valueWriter.encode(RowFormat.decodeJsonColumns(json, schema, all));
+  }
+
   private ProducerRecord<byte[], byte[]> record(StagedRow r) {
-    byte[] key = r.key().getBytes(StandardCharsets.UTF_8);
     if (!options.upsert()) {
       if (!Op.isInsert(r.op())) {
         throw new IllegalStateException("kafka sink to topic '" + options.topic() + "' in mode append-only got a deletion of " + r.key()
             + ": its input is not append-only; use mode=upsert");
       }
-      return new ProducerRecord<>(options.topic(), null, r.value().getBytes(StandardCharsets.UTF_8));
+      return new ProducerRecord<>(options.topic(), null, value(r.value()));
     }
     if (r.op() == Op.UPDATE_DELETE.code()) {
       return null; // the update's insert half, which follows, overwrites the key
     }
-    byte[] value = Op.isInsert(r.op()) ? r.value().getBytes(StandardCharsets.UTF_8) : null;
+    byte[] key = keyWriter == null ? r.key().getBytes(StandardCharsets.UTF_8)
+        : keyWriter.encode(RowFormat.decodeJsonColumns(r.key(), schema, this.key));
+    byte[] value = Op.isInsert(r.op()) ? value(r.value()) : null;
     return new ProducerRecord<>(options.topic(), key, value);
   }
 

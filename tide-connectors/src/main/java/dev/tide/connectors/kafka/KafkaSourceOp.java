@@ -5,7 +5,9 @@ import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.types.DataType;
 import dev.tide.common.types.Schema;
+import dev.tide.connectors.format.AvroFormat;
 import dev.tide.connectors.format.RowFormat;
+import dev.tide.connectors.format.SchemaRegistry;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.SourceOperator;
@@ -14,6 +16,7 @@ import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.state.StateTable;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +26,7 @@ import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -35,14 +39,20 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Exactly once: the state table holds, per partition, the offset of the next record to emit
  * (row {@code (partition, offset)}); it is written at each barrier for the partitions that moved, so
- * it commits with the epoch that holds their rows. Offsets are read, and the consumer assigned and
+ * it commits with the epoch that holds their rows. Per split a row {@code (-1 - split, skipped)}
+ * holds the malformed records skipped in the split's partitions so far, committed the same way; its
+ * presence also says the split has started: a partition of a started split without an offset is
+ * new and read from its beginning, while those of a split that has not started begin at
+ * {@code start-position} (resolved when the actor first reads them; written at the next barrier, so
+ * a crash before that epoch commits resolves it again). Offsets are read, and the consumer assigned and
  * positioned, lazily after the first barrier (the actor reads nothing before its previous epoch
  * commits) and again after every split change; records fetched but not emitted are dropped then.
  * The consumer has no group and commits nothing to Kafka; {@code read_committed} isolation.
  *
  * <p>Malformed records: with {@code on-error=fail} the actor fails naming topic, partition and
  * offset (the job recovers and fails again at the same record); with {@code skip} they are counted
- * ({@link #skipped()}) and passed.
+ * ({@link #skipped()}, reported with the actor's load at each barrier) and passed. A schema registry
+ * that cannot be reached fails the actor whatever {@code on-error} says: that is not the record's fault.
  *
  * <p>Watermark on the event-time column, if set: the least over the actor's partitions that have
  * emitted rows of the largest event time emitted, minus the delay; it never falls, and restarts from
@@ -72,13 +82,20 @@ public final class KafkaSourceOp implements SourceOperator {
   private TreeMap<Integer, Long> offsets;
   private final Map<Integer, Long> stored = new TreeMap<>();
   private final Map<Integer, Long> maxEventTime = new TreeMap<>();
+  /** Malformed records skipped per owned split (including what earlier epochs committed); null until loaded. */
+  private TreeMap<Integer, Long> skippedBySplit;
+  private final Map<Integer, Long> storedSkipped = new TreeMap<>();
+  private final AvroFormat.Reader avroReader;
+  private final SchemaRegistry registry;
+  /** Readers by writer-schema id (registry). */
+  private final Map<Integer, AvroFormat.Reader> readers = new HashMap<>();
   private Iterator<ConsumerRecord<byte[], byte[]>> pending;
   private boolean started;
   private boolean paused;
   private long watermark = Long.MIN_VALUE;
   private long nextDiscoveryMs;
   private volatile long backlog = -1;
-  private volatile long skipped;
+  private volatile long skipped = -1;
 
   public KafkaSourceOp(SourceNode node, ActorContext ctx) {
     this.options = KafkaSourceOptions.parse(node.getOptionsMap());
@@ -104,6 +121,9 @@ public final class KafkaSourceOp implements SourceOperator {
     this.timeOutput = out;
     this.row = new Object[full.size()];
     this.outRow = new Object[emitted.length];
+    this.avroReader = options.avroSchema() == null ? null : new AvroFormat.Reader(options.avroSchema(), columns);
+    this.registry = options.registryUrl().isEmpty() ? null : new SchemaRegistry(options.registryUrl(), options.registryAuth(),
+        options.requestTimeout());
   }
 
   @Override
@@ -117,6 +137,8 @@ public final class KafkaSourceOp implements SourceOperator {
   public void updateSplits(List<Integer> newSplits) {
     splits = List.copyOf(newSplits);
     offsets = null;
+    skippedBySplit = null;
+    skipped = splits.isEmpty() ? 0 : -1; // the gained splits' counts are read with their offsets
     pending = null;
     maxEventTime.clear();
     if (consumer != null) {
@@ -169,15 +191,69 @@ public final class KafkaSourceOp implements SourceOperator {
       return;
     }
     TreeMap<Integer, Long> o = new TreeMap<>();
+    TreeMap<Integer, Long> skips = new TreeMap<>();
+    List<Integer> unstarted = new ArrayList<>();
+    for (int s : splits) {
+      Object[] m = state.get(new Object[] {-1 - s});
+      skips.put(s, m == null ? 0L : (Long) m[1]);
+      if (m == null) {
+        unstarted.add(s);
+      }
+    }
+    List<Integer> fresh = new ArrayList<>();
     for (int p : ownedPartitions()) {
       Object[] r = state.get(new Object[] {p});
       o.put(p, r == null ? 0L : (Long) r[1]);
+      if (r == null && unstarted.contains(p % splitCount)) {
+        fresh.add(p);
+      }
     }
-    assign(o);
     stored.clear();
     stored.putAll(o);
+    if (options.startPosition() != KafkaSourceOptions.StartPosition.EARLIEST) {
+      startPositions(fresh).forEach((p, off) -> {
+        o.put(p, off);
+        stored.remove(p); // written at the next barrier, with the split's start marker
+      });
+    }
+    assign(o);
+    storedSkipped.clear();
+    skips.forEach((split, n) -> {
+      if (!unstarted.contains(split)) {
+        storedSkipped.put(split, n);
+      }
+    });
+    skippedBySplit = skips;
+    skipped = skips.values().stream().mapToLong(Long::longValue).sum();
     offsets = o;
     nextDiscoveryMs = ctx.clock().nowMillis() + options.discoveryInterval().toMillis();
+  }
+
+  /** The start-position offsets of {@code partitions}: their log end (latest) or the first offset at or after the timestamp. */
+  private Map<Integer, Long> startPositions(List<Integer> partitions) {
+    Map<Integer, Long> out = new TreeMap<>();
+    if (partitions.isEmpty()) {
+      return out;
+    }
+    List<TopicPartition> tps = partitions.stream().map(p -> new TopicPartition(options.topic(), p)).toList();
+    try {
+      Map<TopicPartition, Long> end = consumer().endOffsets(tps, options.requestTimeout());
+      Map<TopicPartition, OffsetAndTimestamp> at = Map.of();
+      if (options.startPosition() == KafkaSourceOptions.StartPosition.TIMESTAMP) {
+        Map<TopicPartition, Long> query = new HashMap<>();
+        tps.forEach(tp -> query.put(tp, options.startTimestampMs()));
+        at = consumer.offsetsForTimes(query, options.requestTimeout());
+      }
+      for (TopicPartition tp : tps) {
+        OffsetAndTimestamp t = at.get(tp);
+        out.put(tp.partition(), t != null ? t.offset() : end.get(tp)); // no record at or after the time: the end
+      }
+      return out;
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("kafka source: brokers " + options.bootstrap() + " did not answer within "
+          + options.requestTimeout().toMillis() + " ms resolving start-position " + options.startPosition().name().toLowerCase(java.util.Locale.ROOT)
+          + " of topic '" + options.topic() + "'; the job recovers once they are reachable", e);
+    }
   }
 
   private void assign(TreeMap<Integer, Long> o) {
@@ -224,13 +300,14 @@ public final class KafkaSourceOp implements SourceOperator {
   /** Fills {@link #row}; false if the record is skipped. */
   private boolean decode(ConsumerRecord<byte[], byte[]> r) {
     try {
-      if (options.format() == RowFormat.Kind.JSON) {
-        RowFormat.decodeJson(r.value(), columns, row);
-      } else {
-        row[0] = RowFormat.text(r.value());
+      switch (options.format()) {
+        case JSON -> RowFormat.decodeJson(r.value(), columns, row);
+        case TEXT -> row[0] = RowFormat.text(r.value());
+        case AVRO -> decodeAvro(r.value());
       }
     } catch (IllegalArgumentException e) {
       if (options.skipErrors()) {
+        skippedBySplit.merge(r.partition() % splitCount, 1L, Long::sum);
         skipped++;
         return false;
       }
@@ -241,6 +318,20 @@ public final class KafkaSourceOp implements SourceOperator {
     row[row.length - 2] = r.partition();
     row[row.length - 1] = r.offset();
     return true;
+  }
+
+  private void decodeAvro(byte[] value) {
+    if (registry == null) {
+      avroReader.decode(value, 0, row);
+      return;
+    }
+    int id = AvroFormat.schemaId(value);
+    AvroFormat.Reader reader = readers.get(id);
+    if (reader == null) {
+      reader = new AvroFormat.Reader(registry.schema(id), columns);
+      readers.put(id, reader);
+    }
+    reader.decode(value, 5, row);
   }
 
   @Override
@@ -290,6 +381,12 @@ public final class KafkaSourceOp implements SourceOperator {
           stored.put(p, o);
         }
       });
+      skippedBySplit.forEach((split, n) -> {
+        if (!n.equals(storedSkipped.get(split))) {
+          state.put(new Object[] {-1 - split, n});
+          storedSkipped.put(split, n);
+        }
+      });
       updateBacklog();
       long now = ctx.clock().nowMillis();
       if (now >= nextDiscoveryMs) {
@@ -331,7 +428,12 @@ public final class KafkaSourceOp implements SourceOperator {
     return backlog;
   }
 
-  /** Malformed records passed over with {@code on-error=skip}. Thread-safety: any thread. */
+  /**
+   * Malformed records passed over with {@code on-error=skip} in the actor's splits, those earlier
+   * epochs committed included (the count moves with the splits); -1 from a change of splits until
+   * the actor has read their state, 0 with no splits. Thread-safety: any thread.
+   */
+  @Override
   public long skipped() {
     return skipped;
   }

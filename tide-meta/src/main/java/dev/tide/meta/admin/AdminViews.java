@@ -119,7 +119,8 @@ public final class AdminViews {
       if (w != null) {
         f.setStats(FragmentStats.newBuilder().setEpochs(w.samples()).setSeconds(w.seconds()).setRowsInPerSecond(w.inRate())
             .setRowsOutPerSecond(w.outRate()).setBusy(w.busy()).setBackpressure(w.blocked()).setTrueRate(w.trueRate())
-            .setBacklog(w.backlog()).setBacklogGrowthPerSecond(w.backlogGrowth()));
+            .setBacklog(w.backlog()).setBacklogGrowthPerSecond(w.backlogGrowth())
+            .setSkipped(meta.loads().skipped(r.getJob().getJobId(), f.getFragmentId(), committed)));
       }
     }
     return b.build();

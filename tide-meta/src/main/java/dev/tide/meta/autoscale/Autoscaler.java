@@ -4,15 +4,14 @@ import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.Meta;
+import dev.tide.meta.store.MetaStore;
 import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.admin.AdminViews;
 import dev.tide.meta.scale.Intent;
 import dev.tide.proto.admin.FragmentKind;
 import dev.tide.proto.admin.FragmentView;
 import dev.tide.proto.admin.FragmentsResponse;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,27 +29,42 @@ import org.slf4j.LoggerFactory;
  * signals, steps the {@link AutoscalerCore}, and submits each action through
  * {@link Meta#reschedule} — the path a person's {@code tide ctl scale --fragment} takes — logging
  * it with its reason (also in meta's event log, the dashboard's timeline) and keeping the last
- * {@value #KEPT} decisions per job.
+ * {@value #KEPT} decisions per job in the meta store (scope {@code job:NAME}), so that they survive a
+ * meta restart; those older than the job (a dropped job of the same name) are not shown.
  */
 public final class Autoscaler implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Autoscaler.class);
   static final int KEPT = 20;
 
   /** A decision as taken: when, what, and whether meta applied it (else why not). */
-  public record Decision(long atMs, String job, int ensembleRoot, int from, int to, String reason, String outcome) {}
+  public record Decision(long atMs, String job, int ensembleRoot, int from, int to, String reason, String outcome) {
+    /** The stored text: root, from, to, reason and outcome, tab-separated (reasons hold no tab). */
+    String text() {
+      return ensembleRoot + "\t" + from + "\t" + to + "\t" + reason.replace('\t', ' ') + "\t" + outcome.replace('\t', ' ');
+    }
+
+    static Decision parse(String job, long atMs, String text) {
+      String[] f = text.split("\t", 5);
+      if (f.length < 5) {
+        return new Decision(atMs, job, -1, 0, 0, text, "");
+      }
+      return new Decision(atMs, job, Integer.parseInt(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]), f[3], f[4]);
+    }
+  }
 
   private final Meta meta;
   private final Clock clock;
   private final AutoscalerCore core;
   private final long intervalMs;
   private final boolean enabled;
-  private final Map<String, ArrayDeque<Decision>> decisions = new HashMap<>();
+  private final MetaStore store;
   private volatile AutoscalerCore.Round lastRound = new AutoscalerCore.Round(List.of(), Map.of(), Map.of());
   private volatile Consumer<Decision> listener = d -> {};
   private ScheduledExecutorService timer;
 
-  public Autoscaler(Meta meta, Config config, Clock clock) {
+  public Autoscaler(Meta meta, MetaStore store, Config config, Clock clock) {
     this.meta = meta;
+    this.store = store;
     this.clock = clock;
     this.core = new AutoscalerCore(AutoscalerOptions.Settings.of(config));
     this.intervalMs = config.get(AutoscalerOptions.INTERVAL).toMillis();
@@ -112,21 +126,23 @@ public final class Autoscaler implements AutoCloseable {
       Decision d = new Decision(now, a.job(), a.ensembleRoot(), a.from(), a.to(), a.reason(), outcome);
       LOG.info("autoscaler: job '{}' fragment {}: {} ({})", a.job(), a.ensembleRoot(), a.reason(), outcome);
       meta.events().record(now, "autoscaler", a.job(), "fragment " + a.ensembleRoot() + ": " + a.reason() + " (" + outcome + ")");
-      ArrayDeque<Decision> kept = decisions.computeIfAbsent(a.job(), k -> new ArrayDeque<>());
-      kept.addLast(d);
-      while (kept.size() > KEPT) {
-        kept.pollFirst();
+      try {
+        store.appendDecision("job:" + a.job(), now, d.text(), KEPT);
+      } catch (RuntimeException e) {
+        LOG.warn("autoscaler: the decision on job '{}' was not stored: {}", a.job(), e.getMessage());
       }
       taken.add(d);
       listener.accept(d);
     }
-    decisions.keySet().retainAll(snap.jobs().keySet());
     return taken;
   }
 
-  /** The job's last decisions, oldest first. */
-  public synchronized List<Decision> decisions(String job) {
-    return List.copyOf(decisions.getOrDefault(job, new ArrayDeque<>()));
+  /** The job's last decisions (since it was created), oldest first. */
+  public List<Decision> decisions(String job) {
+    ClusterSnapshot.JobView j = meta.snapshot().jobs().get(job);
+    long since = j == null ? Long.MIN_VALUE : j.definition().getCreatedMs();
+    return store.decisions("job:" + job).stream().filter(r -> r.atMs() >= since).map(r -> Decision.parse(job, r.atMs(), r.decision()))
+        .toList();
   }
 
   /** The last round's view of each job it owns and the jobs it waits on. */

@@ -8,6 +8,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The load signals workers report with each barrier's collection, kept per fragment and epoch for
@@ -20,6 +21,13 @@ public final class LoadTracker {
   private final long retentionMs;
   /** job → fragment → samples in epoch order. */
   private final Map<Integer, Map<Integer, ArrayDeque<LoadSample>>> samples = new HashMap<>();
+  /**
+   * job → fragment → epoch → {malformed records its source actors skipped in total, summed; actors
+   * that did not know}. An epoch's total holds only when every actor knew.
+   */
+  private final Map<Integer, Map<Integer, TreeMap<Long, long[]>>> skipped = new HashMap<>();
+  /** Epochs of skip counts kept per fragment (only the newest committed one is read). */
+  private static final int SKIPPED_EPOCHS = 64;
 
   public LoadTracker(long retentionMs) {
     this.retentionMs = retentionMs;
@@ -36,7 +44,36 @@ public final class LoadTracker {
       while (!q.isEmpty() && q.peekFirst().atMs() < nowMs - retentionMs) {
         q.pollFirst();
       }
+      TreeMap<Long, long[]> s = skipped.computeIfAbsent(l.getJobId(), j -> new HashMap<>())
+          .computeIfAbsent(l.getFragmentId(), f -> new TreeMap<>());
+      long[] e = s.computeIfAbsent(epoch, x -> new long[2]);
+      if (l.getSkipped() >= 0) {
+        e[0] += l.getSkipped();
+      } else {
+        e[1]++;
+      }
+      while (s.size() > SKIPPED_EPOCHS) {
+        s.pollFirstEntry();
+      }
     }
+  }
+
+  /**
+   * Malformed records a source fragment skipped in total, as of its newest epoch up to
+   * {@code maxEpoch} (a committed one: every actor reported) in which every actor knew its count
+   * (right after a rescale an actor knows once it has read its new splits' state); -1 if there is none.
+   */
+  public synchronized long skipped(int jobId, int fragmentId, long maxEpoch) {
+    TreeMap<Long, long[]> s = skipped.getOrDefault(jobId, Map.of()).get(fragmentId);
+    if (s == null) {
+      return -1;
+    }
+    for (long[] e : s.headMap(maxEpoch, true).descendingMap().values()) {
+      if (e[1] == 0) {
+        return e[0];
+      }
+    }
+    return -1;
   }
 
   /** Merges {@code one} (one actor's) into the sample of its epoch, keeping epoch order. */
@@ -73,5 +110,6 @@ public final class LoadTracker {
         it.remove();
       }
     }
+    skipped.keySet().retainAll(jobIds);
   }
 }

@@ -16,7 +16,12 @@ import java.util.Objects;
  */
 public sealed interface Command {
   /** A compute node joins, reachable at {@code address}. Reply: {@link Registered}. */
-  record RegisterWorker(String address, int slots) implements Command {}
+  /** @param resourceId the compute pool's resource the node was launched for, empty when started by hand */
+  record RegisterWorker(String address, int slots, String resourceId) implements Command {
+    public RegisterWorker(String address, int slots) {
+      this(address, slots, "");
+    }
+  }
 
   /** What a registering node learns: its worker id and the committed version to start from. */
   record Registered(int workerId, dev.tide.proto.store.StoreVersion version) {}

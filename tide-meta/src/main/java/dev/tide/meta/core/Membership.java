@@ -33,13 +33,16 @@ final class Membership {
 
   static final class Member {
     final Worker worker;
+    /** The compute pool's resource the node was launched for, {@code ""} when started by hand. */
+    final String resourceId;
     State state;
     long lastHeartbeatMs;
     int actors;
     long minReaderVersion;
 
-    Member(Worker worker, State state, long nowMs) {
+    Member(Worker worker, String resourceId, State state, long nowMs) {
       this.worker = worker;
+      this.resourceId = resourceId;
       this.state = state;
       this.lastHeartbeatMs = nowMs;
     }
@@ -68,7 +71,7 @@ final class Membership {
       if (newestAt.get(r.worker().address()) != r.id()) {
         s = State.LOST; // a node registered at its address later: one process serves an address
       }
-      members.put(r.id(), new Member(r.worker(), s, nowMs)); // every stored worker gets a full timeout to reconnect
+      members.put(r.id(), new Member(r.worker(), r.resourceId(), s, nowMs)); // every stored worker gets a full timeout to reconnect
     }
     changedAtMs = nowMs;
   }
@@ -81,8 +84,8 @@ final class Membership {
     return members.values();
   }
 
-  void add(Worker w, long nowMs) {
-    members.put(w.id(), new Member(w, State.ACTIVE, nowMs));
+  void add(Worker w, String resourceId, long nowMs) {
+    members.put(w.id(), new Member(w, resourceId, State.ACTIVE, nowMs));
     changed(nowMs);
   }
 

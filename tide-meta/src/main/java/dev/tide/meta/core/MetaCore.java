@@ -220,10 +220,11 @@ public final class MetaCore {
       }
     }
     Worker w = new Worker((int) ids.take(IdKind.WORKER), probe.address(), probe.slots());
-    out.persist(new Effect.Write.PutWorker(new WorkerRecord(w, false)));
+    out.persist(new Effect.Write.PutWorker(new WorkerRecord(w, false, r.resourceId())));
     out.add(new Effect.Connect(w.id(), w.address()));
-    members.add(w, nowMs);
-    LOG.info("worker {} registered at {} with {} slots", w.id(), w.address(), w.slots());
+    members.add(w, r.resourceId(), nowMs);
+    LOG.info("worker {} registered at {} with {} slots{}", w.id(), w.address(), w.slots(),
+        r.resourceId().isEmpty() ? "" : " (compute pool resource " + r.resourceId() + ")");
     out.reply(id, new Command.Registered(w.id(), version));
   }
 
@@ -319,7 +320,7 @@ public final class MetaCore {
         throw new IllegalStateException("drain of worker " + workerId + " refused: it is the last schedulable worker, its actors"
             + " would have nowhere to go; add a worker first");
       }
-      out.persist(new Effect.Write.PutWorker(new WorkerRecord(m.worker, true)));
+      out.persist(new Effect.Write.PutWorker(new WorkerRecord(m.worker, true, m.resourceId)));
       m.state = Membership.State.DRAINING;
       members.changed(nowMs - config.get(MetaOptions.SETTLE_DELAY).toMillis()); // drain at once
       LOG.info("worker {} draining", workerId);
@@ -832,7 +833,7 @@ public final class MetaCore {
     List<WorkerHealth> out = new ArrayList<>();
     for (Membership.Member m : members.all()) {
       out.add(new WorkerHealth(m.worker, m.state.name().toLowerCase(java.util.Locale.ROOT), m.actors, m.lastHeartbeatMs,
-          m.minReaderVersion));
+          m.minReaderVersion, m.resourceId));
     }
     return out;
   }
@@ -848,7 +849,8 @@ public final class MetaCore {
    * @param state {@code active}, {@code draining}, {@code left} (drained, told to leave) or {@code lost}
    * @param minReaderVersion the oldest state-store version its readers use; 0 before it said
    */
-  public record WorkerHealth(Worker worker, String state, int actors, long lastHeartbeatMs, long minReaderVersion) {
+  /** @param resourceId the compute pool's resource the node was launched for, {@code ""} when started by hand */
+  public record WorkerHealth(Worker worker, String state, int actors, long lastHeartbeatMs, long minReaderVersion, String resourceId) {
     public boolean alive() {
       return state.equals("active") || state.equals("draining");
     }

@@ -88,7 +88,8 @@ public final class GroupGrpcService extends GroupServiceGrpc.GroupServiceImplBas
         + groups.list().stream().map(GroupView::name).toList() + ")").asRuntimeException();
   }
 
-  static dev.tide.proto.group.GroupView view(GroupView g) {
+  /** The API form of a group (or pool) view. */
+  public static dev.tide.proto.group.GroupView view(GroupView g) {
     GroupMetrics m = g.metrics();
     dev.tide.proto.group.GroupView.Builder b = dev.tide.proto.group.GroupView.newBuilder()
         .setName(g.name())

@@ -5,12 +5,15 @@ import dev.tide.meta.store.OptimizerGroupRecord;
 import dev.tide.meta.store.OptimizerResourceRecord;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.keeper.GroupStore;
+import dev.tide.optimizer.keeper.KeeperAction;
 import dev.tide.optimizer.keeper.ResourceRecord;
 import java.util.List;
 import java.util.Objects;
 
 /** The scale keeper's {@link GroupStore} in meta's {@link MetaStore}: properties as {@link PropertiesText}. */
 public final class MetaGroupStore implements GroupStore {
+  /** Actions kept per group. */
+  public static final int KEPT_ACTIONS = 16;
   private final MetaStore store;
 
   public MetaGroupStore(MetaStore store) {
@@ -49,5 +52,16 @@ public final class MetaGroupStore implements GroupStore {
   @Override
   public boolean deleteResource(String resourceId) {
     return store.deleteOptimizerResource(resourceId);
+  }
+
+  /** Actions are kept as decisions of scope {@code group:NAME}, the latest {@value #KEPT_ACTIONS}. */
+  @Override
+  public void putAction(String group, KeeperAction action) {
+    store.appendDecision("group:" + group, action.atMs(), action.reason(), KEPT_ACTIONS);
+  }
+
+  @Override
+  public List<KeeperAction> actions(String group) {
+    return store.decisions("group:" + group).stream().map(d -> new KeeperAction(d.atMs(), d.decision())).toList();
   }
 }

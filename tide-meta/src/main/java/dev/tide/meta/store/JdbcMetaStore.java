@@ -189,11 +189,11 @@ public final class JdbcMetaStore implements MetaStore {
       }
       TreeMap<Integer, WorkerRecord> workers = new TreeMap<>();
       try (Statement s = c.createStatement();
-          ResultSet rs = s.executeQuery("SELECT worker_id, address, slots, draining FROM workers ORDER BY worker_id")) {
+          ResultSet rs = s.executeQuery("SELECT worker_id, address, slots, draining, resource_id FROM workers ORDER BY worker_id")) {
         while (rs.next()) {
           int id = rs.getInt(1);
           try {
-            workers.put(id, new WorkerRecord(new Worker(id, rs.getString(2), rs.getInt(3)), rs.getBoolean(4)));
+            workers.put(id, new WorkerRecord(new Worker(id, rs.getString(2), rs.getInt(3)), rs.getBoolean(4), rs.getString(5)));
           } catch (IllegalArgumentException e) {
             throw unreadable("worker " + id + " is not valid: " + e.getMessage());
           }
@@ -470,12 +470,14 @@ public final class JdbcMetaStore implements MetaStore {
   @Override
   public void putWorker(WorkerRecord worker) {
     tx("put of worker " + worker.id(), c -> {
-      try (PreparedStatement p = c.prepareStatement("INSERT INTO workers (worker_id, address, slots, draining) VALUES (?, ?, ?, ?)"
-          + " ON CONFLICT (worker_id) DO UPDATE SET address = excluded.address, slots = excluded.slots, draining = excluded.draining")) {
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO workers (worker_id, address, slots, draining, resource_id) VALUES (?, ?, ?, ?, ?)"
+          + " ON CONFLICT (worker_id) DO UPDATE SET address = excluded.address, slots = excluded.slots, draining = excluded.draining,"
+          + " resource_id = excluded.resource_id")) {
         p.setInt(1, worker.id());
         p.setString(2, worker.worker().address());
         p.setInt(3, worker.worker().slots());
         p.setBoolean(4, worker.draining());
+        p.setString(5, worker.resourceId());
         p.executeUpdate();
       }
       return null;
@@ -581,6 +583,99 @@ public final class JdbcMetaStore implements MetaStore {
         p.executeUpdate();
       }
       return null;
+    });
+  }
+
+  @Override
+  public void putPoolResource(PoolResourceRecord resource) {
+    String op = "put of pool resource '" + resource.resourceId() + "' of pool '" + resource.pool() + "'";
+    if (resource.resourceId().isBlank() || resource.pool().isBlank() || resource.units() < 1) {
+      throw new IllegalArgumentException(op + " refused: expected a non-blank resource id and pool and units >= 1, got "
+          + resource.units());
+    }
+    tx(op, c -> {
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO pool_resources (resource_id, pool, units, requested_at_ms)"
+          + " VALUES (?, ?, ?, ?) ON CONFLICT (resource_id) DO UPDATE SET pool = excluded.pool, units = excluded.units,"
+          + " requested_at_ms = excluded.requested_at_ms")) {
+        p.setString(1, resource.resourceId());
+        p.setString(2, resource.pool());
+        p.setInt(3, resource.units());
+        p.setLong(4, resource.requestedAtMs());
+        p.executeUpdate();
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public List<PoolResourceRecord> poolResources() {
+    return tx("load of pool resources", c -> {
+      List<PoolResourceRecord> out = new ArrayList<>();
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+          "SELECT resource_id, pool, units, requested_at_ms FROM pool_resources ORDER BY resource_id")) {
+        while (rs.next()) {
+          out.add(new PoolResourceRecord(rs.getString(1), rs.getString(2), rs.getInt(3), rs.getLong(4)));
+        }
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public boolean deletePoolResource(String resourceId) {
+    return tx("delete of pool resource '" + resourceId + "'", c -> {
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM pool_resources WHERE resource_id = ?")) {
+        p.setString(1, resourceId);
+        return p.executeUpdate() > 0;
+      }
+    });
+  }
+
+  @Override
+  public DecisionRecord appendDecision(String scope, long atMs, String decision, int keep) {
+    String op = "append of a decision to '" + scope + "'";
+    if (scope == null || scope.isBlank() || decision == null || keep < 1) {
+      throw new IllegalArgumentException(op + " refused: expected a non-blank scope, a decision text and keep >= 1, got " + keep);
+    }
+    return tx(op, c -> {
+      long seq;
+      try (PreparedStatement p = c.prepareStatement("SELECT COALESCE(MAX(seq), 0) FROM scaling_decisions WHERE scope = ?")) {
+        p.setString(1, scope);
+        try (ResultSet rs = p.executeQuery()) {
+          rs.next();
+          seq = rs.getLong(1) + 1;
+        }
+      }
+      try (PreparedStatement p = c.prepareStatement("INSERT INTO scaling_decisions (scope, seq, at_ms, decision) VALUES (?, ?, ?, ?)")) {
+        p.setString(1, scope);
+        p.setLong(2, seq);
+        p.setLong(3, atMs);
+        p.setString(4, decision);
+        p.executeUpdate();
+      }
+      try (PreparedStatement p = c.prepareStatement("DELETE FROM scaling_decisions WHERE scope = ? AND seq <= ?")) {
+        p.setString(1, scope);
+        p.setLong(2, seq - keep);
+        p.executeUpdate();
+      }
+      return new DecisionRecord(scope, seq, atMs, decision);
+    });
+  }
+
+  @Override
+  public List<DecisionRecord> decisions(String scope) {
+    return tx("load of the decisions of '" + scope + "'", c -> {
+      List<DecisionRecord> out = new ArrayList<>();
+      try (PreparedStatement p = c.prepareStatement(
+          "SELECT seq, at_ms, decision FROM scaling_decisions WHERE scope = ? ORDER BY seq")) {
+        p.setString(1, scope);
+        try (ResultSet rs = p.executeQuery()) {
+          while (rs.next()) {
+            out.add(new DecisionRecord(scope, rs.getLong(1), rs.getLong(2), rs.getString(3)));
+          }
+        }
+      }
+      return out;
     });
   }
 

@@ -103,6 +103,24 @@ public interface MetaStore extends AutoCloseable {
   /** Removes a resource record; returns whether it was stored. */
   boolean deleteOptimizerResource(String resourceId);
 
+  /** Stores a compute-pool resource the keeper requested, replacing the record with the same id. */
+  void putPoolResource(PoolResourceRecord resource);
+
+  /** Every compute-pool resource record, sorted by resource id. */
+  List<PoolResourceRecord> poolResources();
+
+  /** Removes a compute-pool resource record; returns whether it was stored. */
+  boolean deletePoolResource(String resourceId);
+
+  /**
+   * Appends a decision to {@code scope} and keeps only the scope's latest {@code keep}, in one
+   * transaction; returns the stored record.
+   */
+  DecisionRecord appendDecision(String scope, long atMs, String decision, int keep);
+
+  /** The decisions kept for {@code scope}, oldest first. */
+  List<DecisionRecord> decisions(String scope);
+
   /** Stores a table's optimizing properties text, replacing earlier ones; empty text removes the row. */
   void putTableProperties(long tableId, String properties);
 

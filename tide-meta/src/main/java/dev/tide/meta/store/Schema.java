@@ -39,6 +39,17 @@ import java.util.List;
  *   <li>{@code optimizing_tables(table_id, properties)}: properties text ({@code self-optimizing.*}) of
  *       the tables an operator configured.
  * </ul>
+ *
+ * <p>Version 4 (the compute pool; scaling decisions kept):
+ *
+ * <ul>
+ *   <li>{@code workers.resource_id}: the compute pool's resource a node was launched for ({@code ''} when
+ *       started by hand).
+ *   <li>{@code pool_resources(resource_id, pool, units, requested_at_ms)}: resources (compute nodes) the
+ *       compute pool's keeper requested and has not released.
+ *   <li>{@code scaling_decisions(scope, seq, at_ms, decision)}: the latest decisions with their reasons per
+ *       scope ({@code job:NAME} for the autoscaler, {@code pool:NAME} for a pool's keeper).
+ * </ul>
  */
 final class Schema {
   private Schema() {}
@@ -63,7 +74,13 @@ final class Schema {
           "CREATE INDEX optimizer_resources_group ON optimizer_resources (group_name)")),
       new Migration(3, "obsolete SSTs awaiting deletion, table optimizing properties", List.of(
           "CREATE TABLE obsolete_ssts (sst_id BIGINT PRIMARY KEY, dropped_by_version BIGINT NOT NULL, sst {BYTES} NOT NULL)",
-          "CREATE TABLE optimizing_tables (table_id BIGINT PRIMARY KEY, properties TEXT NOT NULL)"))));
+          "CREATE TABLE optimizing_tables (table_id BIGINT PRIMARY KEY, properties TEXT NOT NULL)")),
+      new Migration(4, "compute pool resources, worker resource ids, scaling decisions", List.of(
+          "ALTER TABLE workers ADD COLUMN resource_id TEXT NOT NULL DEFAULT ''",
+          "CREATE TABLE pool_resources (resource_id TEXT PRIMARY KEY, pool TEXT NOT NULL, units INTEGER NOT NULL,"
+              + " requested_at_ms BIGINT NOT NULL)",
+          "CREATE TABLE scaling_decisions (scope TEXT NOT NULL, seq BIGINT NOT NULL, at_ms BIGINT NOT NULL, decision TEXT NOT NULL,"
+              + " PRIMARY KEY (scope, seq))"))));
 
   /** The schema version this code writes and the newest it can open. */
   static final int LATEST = MIGRATIONS.size();

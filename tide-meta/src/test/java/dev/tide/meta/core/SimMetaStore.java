@@ -174,6 +174,29 @@ final class SimMetaStore implements MetaStore {
   }
 
   @Override
+  public void putPoolResource(dev.tide.meta.store.PoolResourceRecord resource) {}
+
+  @Override
+  public List<dev.tide.meta.store.PoolResourceRecord> poolResources() {
+    return new ArrayList<>();
+  }
+
+  @Override
+  public boolean deletePoolResource(String resourceId) {
+    return false;
+  }
+
+  @Override
+  public dev.tide.meta.store.DecisionRecord appendDecision(String scope, long atMs, String decision, int keep) {
+    return new dev.tide.meta.store.DecisionRecord(scope, 1, atMs, decision);
+  }
+
+  @Override
+  public List<dev.tide.meta.store.DecisionRecord> decisions(String scope) {
+    return new ArrayList<>();
+  }
+
+  @Override
   public void putTableProperties(long tableId, String properties) {}
 
   @Override

@@ -374,12 +374,41 @@ abstract class MetaStoreContract {
     store.putWorker(new WorkerRecord(new Worker(1, "10.0.0.1:7001", 4), false));
     store.putWorker(new WorkerRecord(new Worker(2, "10.0.0.2:7001", 2), false));
     store.putWorker(new WorkerRecord(new Worker(3, "10.0.0.3:7001", 8), false));
-    store.putWorker(new WorkerRecord(new Worker(2, "10.0.0.2:7001", 2), true));
+    store.putWorker(new WorkerRecord(new Worker(2, "10.0.0.2:7001", 2), true, "compute-17-0"));
     assertThat(store.deleteWorker(3)).isTrue();
     assertThat(store.deleteWorker(3)).isFalse();
     assertThat(reopen(store).load().workers()).isEqualTo(Map.of(
         1, new WorkerRecord(new Worker(1, "10.0.0.1:7001", 4), false),
-        2, new WorkerRecord(new Worker(2, "10.0.0.2:7001", 2), true)));
+        2, new WorkerRecord(new Worker(2, "10.0.0.2:7001", 2), true, "compute-17-0")));
+  }
+
+  @Test
+  void poolResourcesRoundTrip() {
+    JdbcMetaStore store = open();
+    store.putPoolResource(new PoolResourceRecord("compute-5-0", "compute", 2, 5));
+    store.putPoolResource(new PoolResourceRecord("compute-5-1", "compute", 2, 5));
+    store.putPoolResource(new PoolResourceRecord("compute-5-0", "compute", 4, 6));
+    assertThat(store.deletePoolResource("compute-5-1")).isTrue();
+    assertThat(store.deletePoolResource("compute-5-1")).isFalse();
+    assertThat(reopen(store).poolResources()).containsExactly(new PoolResourceRecord("compute-5-0", "compute", 4, 6));
+    assertThatThrownBy(() -> store.putPoolResource(new PoolResourceRecord("x", "compute", 0, 1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("units >= 1");
+  }
+
+  @Test
+  void decisionsKeepTheLatestPerScopeAndSurviveReopen() {
+    JdbcMetaStore store = open();
+    for (int i = 1; i <= 5; i++) {
+      store.appendDecision("job:q5", i * 10L, "decision " + i, 3);
+    }
+    store.appendDecision("pool:compute", 7, "add a node", 3);
+    JdbcMetaStore reopened = reopen(store);
+    assertThat(reopened.decisions("job:q5")).extracting(DecisionRecord::seq, DecisionRecord::decision).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(3L, "decision 3"), org.assertj.core.groups.Tuple.tuple(4L, "decision 4"),
+        org.assertj.core.groups.Tuple.tuple(5L, "decision 5"));
+    assertThat(reopened.decisions("pool:compute")).singleElement().isEqualTo(new DecisionRecord("pool:compute", 1, 7, "add a node"));
+    assertThat(reopened.decisions("job:unknown")).isEmpty();
+    assertThatThrownBy(() -> reopened.appendDecision(" ", 1, "x", 3)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

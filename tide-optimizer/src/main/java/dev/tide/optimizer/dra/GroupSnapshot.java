@@ -1,6 +1,5 @@
 package dev.tide.optimizer.dra;
 
-import dev.tide.optimizer.group.Quotas;
 import dev.tide.optimizer.group.TableLoad;
 import java.util.Collections;
 import java.util.Comparator;
@@ -21,7 +20,7 @@ import java.util.TreeMap;
  * @param group group name
  * @param busyThreads tasks SCHEDULED or ACKED in the group (each holds a thread)
  * @param plannedTasks all PLANNED tasks
- * @param serviceablePlannedTasks PLANNED tasks more threads could serve ({@link Quotas#serviceable(List)})
+ * @param serviceablePlannedTasks PLANNED tasks more threads could serve ({@link PoolLoad#serviceable})
  * @param tables tables per status (PENDING ones are the future-demand signal)
  * @param instances registered instances, sorted by id
  * @param outcomes outcome per resource id of the provider calls realized since the last round
@@ -58,14 +57,14 @@ public record GroupSnapshot(
   /** A snapshot built from per-table loads: busy, planned and serviceable are summed from them. */
   public static GroupSnapshot fromTables(String group, List<TableLoad> tables, List<InstanceView> instances,
       Map<String, ProviderOutcome> outcomes, Optional<Map<String, Integer>> providerHeld) {
-    long busy = 0;
-    long planned = 0;
-    for (TableLoad t : tables) {
-      busy += t.occupiedThreads();
-      planned += t.plannedTasks();
-    }
-    return new GroupSnapshot(group, (int) Math.min(Integer.MAX_VALUE, busy), (int) Math.min(Integer.MAX_VALUE, planned),
-        Quotas.serviceable(tables), TableCounts.of(tables), instances, outcomes, providerHeld);
+    return of(group, PoolLoad.ofTables(tables), instances, outcomes, providerHeld);
+  }
+
+  /** A snapshot of a pool whose load is {@code load}. */
+  public static GroupSnapshot of(String group, PoolLoad load, List<InstanceView> instances, Map<String, ProviderOutcome> outcomes,
+      Optional<Map<String, Integer>> providerHeld) {
+    return new GroupSnapshot(group, load.busy(), load.planned(), load.serviceable(), load.tables(), instances, outcomes,
+        providerHeld);
   }
 
   /** The outcome of the last provider call for {@code resourceId}, if one was made since the last round. */

@@ -162,6 +162,7 @@ public final class GroupKeepers implements AutoCloseable {
       List<ResourceRecord> stored = records.getOrDefault(def.name(), List.of());
       GroupKeeper k = new GroupKeeper(def, loaded, restoredState(stored, loaded.config(), t));
       stored.forEach(r -> k.records.put(r.resourceId(), r));
+      k.restoreActions();
       keepers.put(def.name(), k);
       k.registerMeters();
       if (k.keeping()) {
@@ -169,7 +170,7 @@ public final class GroupKeepers implements AutoCloseable {
       }
     }
     load.addListener(this::onLoadEvent);
-    LOG.info("optimizer groups loaded: {}", keepers.keySet());
+    LOG.info("groups loaded: {}", keepers.keySet());
   }
 
   /**
@@ -531,7 +532,7 @@ public final class GroupKeepers implements AutoCloseable {
       try {
         List<InstanceView> instances = load.instances(name()).stream()
             .map(i -> i.lastTaskMs() == Long.MIN_VALUE ? i : i.withLastTaskAt(t.toKeeper(i.lastTaskMs()))).toList();
-        snap = GroupSnapshot.fromTables(name(), load.tables(name()), instances, outcomes, held);
+        snap = GroupSnapshot.of(name(), load.load(name()), instances, outcomes, held);
       } catch (RuntimeException e) {
         LOG.warn("optimizer group {}: snapshot failed, retrying at the sustained interval: {}", name(), e.toString());
         wake(t.keeperMs() + config().sustainedBacklogTimeout().toMillis());
@@ -598,12 +599,31 @@ public final class GroupKeepers implements AutoCloseable {
       return Optional.of(held);
     }
 
-    /** Logs an action and keeps it in the group's recent actions. */
+    /** Logs an action and keeps it in the group's recent actions, and in the store. */
     private void act(Now t, String reason) {
       LOG.info("group {}: {}", name(), reason);
-      actions.addLast(new KeeperAction(t.wallMs(), reason));
+      KeeperAction a = new KeeperAction(t.wallMs(), reason);
+      keep(a);
+      try {
+        store.putAction(name(), a);
+      } catch (RuntimeException e) {
+        LOG.warn("group {}: the action was not stored (it is kept in memory): {}", name(), e.getMessage());
+      }
+    }
+
+    private void keep(KeeperAction a) {
+      actions.addLast(a);
       while (actions.size() > RECENT_ACTIONS) {
         actions.removeFirst();
+      }
+    }
+
+    /** The actions a previous meta stored, so that a restart keeps showing them. */
+    void restoreActions() {
+      try {
+        store.actions(name()).forEach(this::keep);
+      } catch (RuntimeException e) {
+        LOG.warn("group {}: stored actions not loaded: {}", name(), e.getMessage());
       }
     }
 
@@ -710,7 +730,7 @@ public final class GroupKeepers implements AutoCloseable {
     private GroupMetrics metrics(long now) {
       GroupMetrics metrics;
       try {
-        GroupSnapshot snap = GroupSnapshot.fromTables(name(), load.tables(name()), load.instances(name()), Map.of(), Optional.empty());
+        GroupSnapshot snap = GroupSnapshot.of(name(), load.load(name()), load.instances(name()), Map.of(), Optional.empty());
         metrics = GroupMetrics.of(snap, withoutFailedRequests(), loaded.invalid(), now);
       } catch (RuntimeException e) {
         metrics = GroupMetrics.of(new GroupSnapshot(name(), 0, 0, 0, TableCounts.NONE, List.of(), Map.of(), Optional.empty()),

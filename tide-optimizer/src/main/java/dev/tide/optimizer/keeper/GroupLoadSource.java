@@ -1,17 +1,24 @@
 package dev.tide.optimizer.keeper;
 
 import dev.tide.optimizer.dra.InstanceView;
+import dev.tide.optimizer.dra.PoolLoad;
 import dev.tide.optimizer.group.TableLoad;
 import java.util.List;
 
 /**
- * The optimizing workload as the scale keeper sees it: what one group's tables need and which
- * optimizer instances serve it. Implemented by the optimizing service that owns tables, tasks and
- * registered optimizers; read by the keeper at the start of every round (spec 10).
+ * A pool's workload as the scale keeper sees it: what one group needs and which instances serve it.
+ * Implemented by the optimizing service that owns tables, tasks and registered optimizers (spec 10),
+ * and by meta's compute pool (slots the jobs want, compute nodes); read by the keeper at the start of
+ * every round.
  */
 public interface GroupLoadSource {
-  /** Every table assigned to {@code group}, with its status, quota, PLANNED tasks and occupied threads. */
+  /** Every table assigned to {@code group}, with its status, quota, PLANNED tasks and occupied threads (none for a compute pool). */
   List<TableLoad> tables(String group);
+
+  /** The group's demand; by default summed from its {@link #tables}. */
+  default PoolLoad load(String group) {
+    return PoolLoad.ofTables(tables(group));
+  }
 
   /** Optimizer instances registered in {@code group} and not yet expired or removed. */
   List<InstanceView> instances(String group);

@@ -25,4 +25,12 @@ public interface GroupStore {
 
   /** Removes a resource record; returns whether it was stored. */
   boolean deleteResource(String resourceId);
+
+  /** Keeps one of {@code group}'s keeper actions (a store keeps the latest few); by default nothing is kept. */
+  default void putAction(String group, KeeperAction action) {}
+
+  /** The kept actions of {@code group}, oldest first. */
+  default List<KeeperAction> actions(String group) {
+    return List.of();
+  }
 }

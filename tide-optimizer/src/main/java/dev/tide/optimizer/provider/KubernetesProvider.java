@@ -20,7 +20,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Optimizer instances as Kubernetes Deployments of one replica, one per instance (a Deployment, not a
+ * Optimizer instances (or, with {@link LaunchRole#COMPUTE}, compute nodes of meta's compute pool) as
+ * Kubernetes Deployments of one replica, one per instance (a Deployment, not a
  * bare Pod, so that a crashed or evicted pod comes back with the same resource id). Each carries the
  * labels {@value #GROUP_LABEL} and {@value #RESOURCE_LABEL}; its container runs
  * {@code optimizer --meta … --threads K --group G --resource-id R --config }{@value #CONFIG_PATH} (the
@@ -32,8 +33,9 @@ import java.util.TreeMap;
  * {@code kubernetes.image} overrides the image.
  *
  * <p>Request creates the Deployment (an existing one is left as it is), release deletes it (a missing
- * one is fine): both idempotent. {@link #list()} returns every optimizer Deployment of the namespace,
- * so the namespace belongs to one Tide cluster. Thread-safety: the fabric8 client is thread-safe; so is this.
+ * one is fine): both idempotent. {@link #list()} returns every Deployment of the namespace of the
+ * provider's role ({@value #APP_LABEL} {@code tide-optimizer} or {@code tide-compute}), so the namespace
+ * belongs to one Tide cluster. A compute node's container runs {@code compute --meta … --slots K --resource-id R}. Thread-safety: the fabric8 client is thread-safe; so is this.
  */
 public final class KubernetesProvider implements ResourceProvider {
   public static final String NAME = "kubernetes";
@@ -46,6 +48,8 @@ public final class KubernetesProvider implements ResourceProvider {
   public static final String TOKEN_KEY = "token";
   /** The key of the optimizer's {@code --config} file in the {@linkplain Settings#configSecret config Secret}. */
   public static final String CONFIG_KEY = "optimizer.properties";
+  /** The port of a compute pod's stream and exchange services. */
+  public static final int COMPUTE_PORT = 5700;
   /** Where the config Secret's file is mounted in the optimizer container. */
   public static final String CONFIG_PATH = "/etc/tide/" + CONFIG_KEY;
 
@@ -68,15 +72,27 @@ public final class KubernetesProvider implements ResourceProvider {
    *     meta requires one
    * @param configSecret the Secret (in {@code namespace}) whose key {@value #CONFIG_KEY} is the optimizer's
    *     configuration file (the {@code s3.*} keys of the object store), if the optimizers need one
+   * @param role what the pods run
    */
   public record Settings(String namespace, String image, String metaAddress, Optional<String> tokenSecret,
-      Optional<String> configSecret) {
+      Optional<String> configSecret, LaunchRole role) {
     public Settings {
+      Objects.requireNonNull(role, "role");
       Objects.requireNonNull(namespace, "namespace");
       Objects.requireNonNull(image, "image");
       Objects.requireNonNull(metaAddress, "metaAddress");
       Objects.requireNonNull(tokenSecret, "tokenSecret");
       Objects.requireNonNull(configSecret, "configSecret");
+    }
+
+    /** Optimizer pods. */
+    public Settings(String namespace, String image, String metaAddress, Optional<String> tokenSecret, Optional<String> configSecret) {
+      this(namespace, image, metaAddress, tokenSecret, configSecret, LaunchRole.OPTIMIZER);
+    }
+
+    /** The same settings for pods of {@code role}. */
+    public Settings forRole(LaunchRole role) {
+      return new Settings(namespace, image, metaAddress, tokenSecret, configSecret, role);
     }
   }
 
@@ -110,9 +126,23 @@ public final class KubernetesProvider implements ResourceProvider {
     return settings;
   }
 
-  /** The Deployment's name for a resource id. */
+  /** A provider of pods of {@code role} over this one's client (which this one keeps owning) and settings. */
+  public KubernetesProvider forRole(LaunchRole role) {
+    return new KubernetesProvider(client, settings.forRole(role), false);
+  }
+
+  private LaunchRole role() {
+    return settings.role();
+  }
+
+  /** The Deployment's name of an optimizer's resource id. */
   public static String deploymentName(String resourceId) {
-    return APP + "-" + resourceId;
+    return deploymentName(LaunchRole.OPTIMIZER, resourceId);
+  }
+
+  /** The Deployment's name for a resource id of {@code role}. */
+  public static String deploymentName(LaunchRole role, String resourceId) {
+    return role.app() + "-" + resourceId;
   }
 
   private static boolean isPositiveQuantity(String value) {
@@ -156,24 +186,30 @@ public final class KubernetesProvider implements ResourceProvider {
 
   /** The Deployment a request creates. @throws IllegalArgumentException on a bad {@code kubernetes.cpu} or {@code kubernetes.memory} */
   public Deployment deployment(LaunchSpec spec) {
-    Map<String, String> labels = new TreeMap<>(Map.of(APP_LABEL, APP, GROUP_LABEL, spec.group(), RESOURCE_LABEL, spec.resourceId()));
+    LaunchRole role = settings.role();
+    Map<String, String> labels = new TreeMap<>(Map.of(APP_LABEL, role.app(), GROUP_LABEL, spec.group(), RESOURCE_LABEL, spec.resourceId()));
     Map<String, Quantity> resources = Map.of(
         "cpu", new Quantity(CPU.parse(spec.properties().getOrDefault(CPU.key(), String.valueOf(spec.threads())))),
         "memory", new Quantity(MEMORY.parse(spec.properties().getOrDefault(MEMORY.key(), DEFAULT_MEMORY))));
-    List<String> args = new ArrayList<>(List.of("optimizer", "--meta", settings.metaAddress(), "--threads",
-        String.valueOf(spec.threads()), "--group", spec.group(), "--resource-id", spec.resourceId()));
+    List<String> args = new ArrayList<>(role.args(settings.metaAddress(), spec));
     settings.configSecret().ifPresent(s -> args.addAll(List.of("--config", CONFIG_PATH)));
-    List<EnvVar> env = settings.tokenSecret().map(secret -> List.of(new EnvVarBuilder().withName(ClusterToken.ENV)
-        .withNewValueFrom().withNewSecretKeyRef().withName(secret).withKey(TOKEN_KEY).endSecretKeyRef().endValueFrom().build()))
-        .orElse(List.of());
+    List<EnvVar> env = new ArrayList<>();
+    settings.tokenSecret().ifPresent(secret -> env.add(new EnvVarBuilder().withName(ClusterToken.ENV)
+        .withNewValueFrom().withNewSecretKeyRef().withName(secret).withKey(TOKEN_KEY).endSecretKeyRef().endValueFrom().build()));
+    if (role == LaunchRole.COMPUTE) {
+      // Meta dials a compute node at the address it registers: the pod's IP (Kubernetes expands $(POD_IP) in args).
+      env.add(new EnvVarBuilder().withName("POD_IP").withNewValueFrom().withNewFieldRef().withFieldPath("status.podIP").endFieldRef()
+          .endValueFrom().build());
+      args.addAll(List.of("--listen", "$(POD_IP):" + COMPUTE_PORT));
+    }
     DeploymentBuilder b = new DeploymentBuilder()
-        .withNewMetadata().withName(deploymentName(spec.resourceId())).withNamespace(settings.namespace()).withLabels(labels).endMetadata()
+        .withNewMetadata().withName(deploymentName(role, spec.resourceId())).withNamespace(settings.namespace()).withLabels(labels).endMetadata()
         .withNewSpec().withReplicas(1)
         .withNewSelector().withMatchLabels(Map.of(RESOURCE_LABEL, spec.resourceId())).endSelector()
         .withNewTemplate()
         .withNewMetadata().withLabels(labels).endMetadata()
         .withNewSpec()
-        .addNewContainer().withName("optimizer").withImage(spec.properties().getOrDefault(IMAGE.key(), settings.image())).withArgs(args)
+        .addNewContainer().withName(role.args(settings.metaAddress(), spec).get(0)).withImage(spec.properties().getOrDefault(IMAGE.key(), settings.image())).withArgs(args)
         .withEnv(env)
         .withNewResources().withRequests(resources).withLimits(resources).endResources()
         .endContainer()
@@ -195,7 +231,8 @@ public final class KubernetesProvider implements ResourceProvider {
     try {
       d = deployment(spec);
     } catch (IllegalArgumentException e) {
-      throw new ProviderException("kubernetes optimizer " + spec.resourceId() + " of group " + spec.group() + " refused: " + e.getMessage(), e);
+      throw new ProviderException("kubernetes " + role().noun() + " " + spec.resourceId() + " of group " + spec.group() + " refused: "
+          + e.getMessage(), e);
     }
     try {
       client.apps().deployments().inNamespace(settings.namespace()).resource(d).create();
@@ -203,21 +240,21 @@ public final class KubernetesProvider implements ResourceProvider {
       if (e.getCode() == HttpURLConnection.HTTP_CONFLICT) {
         return; // already requested: idempotent
       }
-      throw new ProviderException("kubernetes optimizer " + spec.resourceId() + " of group " + spec.group()
+      throw new ProviderException("kubernetes " + role().noun() + " " + spec.resourceId() + " of group " + spec.group()
           + ": creating Deployment " + settings.namespace() + "/" + d.getMetadata().getName() + " failed: " + e.getMessage(), e);
     }
   }
 
   @Override
   public void release(String resourceId) {
-    String name = deploymentName(resourceId);
+    String name = deploymentName(role(), resourceId);
     try {
       client.apps().deployments().inNamespace(settings.namespace()).withName(name).delete();
     } catch (KubernetesClientException e) {
       if (e.getCode() == HttpURLConnection.HTTP_NOT_FOUND) {
         return;
       }
-      throw new ProviderException("kubernetes optimizer " + resourceId + ": deleting Deployment " + settings.namespace() + "/" + name
+      throw new ProviderException("kubernetes " + role().noun() + " " + resourceId + ": deleting Deployment " + settings.namespace() + "/" + name
           + " failed: " + e.getMessage(), e);
     }
   }
@@ -226,14 +263,14 @@ public final class KubernetesProvider implements ResourceProvider {
   public List<LaunchSpec> list() {
     List<LaunchSpec> out = new ArrayList<>();
     try {
-      for (Deployment d : client.apps().deployments().inNamespace(settings.namespace()).withLabel(APP_LABEL, APP).list().getItems()) {
+      for (Deployment d : client.apps().deployments().inNamespace(settings.namespace()).withLabel(APP_LABEL, role().app()).list().getItems()) {
         Map<String, String> labels = d.getMetadata().getLabels();
         List<String> args = d.getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
-        int threads = Integer.parseInt(args.get(args.indexOf("--threads") + 1));
+        int threads = role().units(args);
         out.add(LaunchSpec.of(labels.get(GROUP_LABEL), labels.get(RESOURCE_LABEL), threads, Map.of()));
       }
     } catch (KubernetesClientException e) {
-      throw new ProviderException("listing optimizer Deployments in namespace " + settings.namespace() + " failed: " + e.getMessage(), e);
+      throw new ProviderException("listing " + role().app() + " Deployments in namespace " + settings.namespace() + " failed: " + e.getMessage(), e);
     }
     out.sort(Comparator.comparing(LaunchSpec::resourceId));
     return out;

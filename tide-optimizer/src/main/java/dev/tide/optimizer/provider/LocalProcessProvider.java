@@ -17,11 +17,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Optimizer instances as JVM processes on this machine: each request runs
- * {@code java -cp <classpath> <main> optimizer --meta HOST:PORT --threads K --group G --resource-id R [--token T] [extra args]}
- * with the running JVM's {@code java}, its output appended to {@code <logDir>/<resourceId>.log}. A
- * release sends SIGTERM ({@link Process#destroy()}), waits up to {@link Settings#stopTimeout()}, then
- * kills ({@link Process#destroyForcibly()}).
+ * Optimizer instances or compute nodes ({@link Settings#role}) as JVM processes on this machine: each
+ * request runs {@code java -cp <classpath> <main> optimizer --meta HOST:PORT --threads K --group G --resource-id R [extra args]}
+ * (or {@code compute --meta HOST:PORT --slots K --resource-id R [extra args]}) with the running JVM's
+ * {@code java}, its output appended to {@code <logDir>/<resourceId>.log}. A release sends SIGTERM
+ * ({@link Process#destroy()}), waits up to {@link Settings#stopTimeout()}, then kills
+ * ({@link Process#destroyForcibly()}). A process that exited by itself (a drained compute node leaves
+ * when meta tells it to) is no longer held: {@link #list()} leaves it out.
  *
  * <p>Group property {@code local.jvm-options} (whitespace-separated, e.g. {@code -Xmx512m}) goes before
  * the main class. Processes die with the provider: {@link #close()} stops them all.
@@ -32,7 +34,7 @@ public final class LocalProcessProvider implements ResourceProvider {
   public static final String NAME = "local";
   /** The group property whose whitespace-separated words are passed to the optimizer JVM. */
   public static final ConfigOption<String> JVM_OPTIONS = ConfigOption.stringOption("local.jvm-options", "",
-      "Options of the optimizer JVMs of the group, separated by whitespace, e.g. -Xmx512m.");
+      "Options of the JVMs of the group's processes, separated by whitespace, e.g. -Xmx512m.");
   /** The entry point of the {@code tide} command line. */
   public static final String TIDE_MAIN = "dev.tide.cli.TideCli";
   private static final Logger LOG = LoggerFactory.getLogger(LocalProcessProvider.class);
@@ -45,11 +47,13 @@ public final class LocalProcessProvider implements ResourceProvider {
    * @param token the registration token, if meta requires one; passed in the child's environment
    *     ({@code TIDE_TOKEN}), never on its command line, where other users could read it
    * @param stopTimeout how long a release waits after SIGTERM before it kills
-   * @param extraArgs more arguments after the optimizer's own (e.g. {@code --objects DIR}: where the cluster's SSTs are)
+   * @param extraArgs more arguments after the role's own (e.g. {@code --objects DIR}: where the cluster's SSTs are)
+   * @param role what the processes run
    */
   public record Settings(String metaAddress, String classpath, String mainClass, Path logDir, Optional<String> token,
-      Duration stopTimeout, List<String> extraArgs) {
+      Duration stopTimeout, List<String> extraArgs, LaunchRole role) {
     public Settings {
+      Objects.requireNonNull(role, "role");
       Objects.requireNonNull(metaAddress, "metaAddress");
       Objects.requireNonNull(classpath, "classpath");
       Objects.requireNonNull(mainClass, "mainClass");
@@ -62,7 +66,12 @@ public final class LocalProcessProvider implements ResourceProvider {
     /** The tide optimizer with this JVM's class path, no token, 10 s to stop. */
     public static Settings of(String metaAddress, Path logDir) {
       return new Settings(metaAddress, System.getProperty("java.class.path"), TIDE_MAIN, logDir, Optional.empty(),
-          Duration.ofSeconds(10), List.of());
+          Duration.ofSeconds(10), List.of(), LaunchRole.OPTIMIZER);
+    }
+
+    /** The same settings for processes of {@code role}, with {@code extraArgs} after the role's own arguments. */
+    public Settings forRole(LaunchRole role, List<String> extraArgs) {
+      return new Settings(metaAddress, classpath, mainClass, logDir, token, stopTimeout, extraArgs, role);
     }
   }
 
@@ -94,8 +103,8 @@ public final class LocalProcessProvider implements ResourceProvider {
     if (!jvm.isEmpty()) {
       cmd.addAll(List.of(jvm.split("\\s+")));
     }
-    cmd.addAll(List.of("-cp", settings.classpath(), settings.mainClass(), "optimizer", "--meta", settings.metaAddress(),
-        "--threads", String.valueOf(spec.threads()), "--group", spec.group(), "--resource-id", spec.resourceId()));
+    cmd.addAll(List.of("-cp", settings.classpath(), settings.mainClass()));
+    cmd.addAll(settings.role().args(settings.metaAddress(), spec));
     cmd.addAll(settings.extraArgs());
     return cmd;
   }
@@ -115,10 +124,11 @@ public final class LocalProcessProvider implements ResourceProvider {
       settings.token().ifPresent(t -> b.environment().put(ClusterToken.ENV, t));
       Process p = b.start();
       running.put(spec.resourceId(), new Running(spec, p, log));
-      LOG.info("optimizer {} of group {} started as process {} ({} threads, log {})", spec.resourceId(), spec.group(), p.pid(),
-          spec.threads(), log);
+      LOG.info("{} {} of group {} started as process {} ({} {}, log {})", settings.role().noun(), spec.resourceId(), spec.group(),
+          p.pid(), spec.threads(), settings.role() == LaunchRole.OPTIMIZER ? "threads" : "slots", log);
     } catch (IOException | RuntimeException e) {
-      throw new ProviderException("local optimizer " + spec.resourceId() + " of group " + spec.group() + " did not start: " + e, e);
+      throw new ProviderException("local " + settings.role().noun() + " " + spec.resourceId() + " of group " + spec.group()
+          + " did not start: " + e, e);
     }
   }
 
@@ -132,20 +142,20 @@ public final class LocalProcessProvider implements ResourceProvider {
     try {
       p.destroy();
       if (!p.waitFor(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        LOG.warn("optimizer {} (process {}) did not stop within {} ms of SIGTERM: killing it", resourceId, p.pid(),
+        LOG.warn("{} {} (process {}) did not stop within {} ms of SIGTERM: killing it", settings.role().noun(), resourceId, p.pid(),
             settings.stopTimeout().toMillis());
         p.destroyForcibly();
         if (!p.waitFor(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-          throw new ProviderException("local optimizer " + resourceId + " (process " + p.pid() + ") survived SIGKILL for "
+          throw new ProviderException("local " + settings.role().noun() + " " + resourceId + " (process " + p.pid() + ") survived SIGKILL for "
               + settings.stopTimeout().toMillis() + " ms");
         }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ProviderException("release of local optimizer " + resourceId + " interrupted", e);
+      throw new ProviderException("release of local " + settings.role().noun() + " " + resourceId + " interrupted", e);
     }
     running.remove(resourceId);
-    LOG.info("optimizer {} (process {}) stopped", resourceId, p.pid());
+    LOG.info("{} {} (process {}) stopped", settings.role().noun(), resourceId, p.pid());
   }
 
   /** The process launched for {@code resourceId}, if this provider holds one. */
@@ -155,6 +165,7 @@ public final class LocalProcessProvider implements ResourceProvider {
 
   @Override
   public synchronized List<LaunchSpec> list() {
+    running.values().removeIf(r -> !r.process().isAlive());
     return running.values().stream().map(Running::spec).toList();
   }
 

@@ -69,6 +69,28 @@ class KubernetesProviderTest {
   }
 
   @Test
+  void computePodsRunTheComputeCommandAtTheirPodIpAndAreListedApartFromOptimizers() {
+    KubernetesProvider compute = provider.forRole(LaunchRole.COMPUTE);
+    provider.request(LaunchSpec.of("default", "default-1-0", 2, Map.of()));
+    compute.request(LaunchSpec.of("compute", "compute-5-0", 4, Map.of()));
+
+    Deployment d = client.apps().deployments().inNamespace(NS).withName("tide-compute-compute-5-0").get();
+    assertThat(d.getMetadata().getLabels()).containsEntry(KubernetesProvider.APP_LABEL, "tide-compute");
+    var container = d.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getName()).isEqualTo("compute");
+    assertThat(container.getArgs()).containsExactly("compute", "--meta", "meta.tide:7070", "--slots", "4", "--resource-id",
+        "compute-5-0", "--config", "/etc/tide/optimizer.properties", "--listen", "$(POD_IP):" + KubernetesProvider.COMPUTE_PORT);
+    assertThat(container.getEnv()).extracting(e -> e.getName()).containsExactly("TIDE_TOKEN", "POD_IP");
+    assertThat(container.getEnv().get(1).getValueFrom().getFieldRef().getFieldPath()).isEqualTo("status.podIP");
+    // Each pool sees its own Deployments only.
+    assertThat(compute.list()).extracting(LaunchSpec::resourceId, LaunchSpec::threads)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("compute-5-0", 4));
+    assertThat(provider.list()).extracting(LaunchSpec::resourceId).containsExactly("default-1-0");
+    compute.release("compute-5-0");
+    assertThat(deployments()).extracting(x -> x.getMetadata().getName()).containsExactly("tide-optimizer-default-1-0");
+  }
+
+  @Test
   void requestAndReleaseAreIdempotent() {
     LaunchSpec a = LaunchSpec.of("default", "default-1-0", 2, Map.of("kubernetes.cpu", "500m"));
     LaunchSpec b = LaunchSpec.of("default", "default-1-1", 2, Map.of());

@@ -21,7 +21,7 @@ class LocalProcessProviderTest {
   private LocalProcessProvider provider(String mainClass) throws Exception {
     String classpath = Path.of(SleepingMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
     return new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7070", classpath, mainClass, dir.resolve("logs"),
-        Optional.of("tok"), Duration.ofSeconds(20), List.of()));
+        Optional.of("tok"), Duration.ofSeconds(20), List.of(), LaunchRole.OPTIMIZER));
   }
 
   @Test
@@ -50,6 +50,22 @@ class LocalProcessProviderTest {
   }
 
   @Test
+  void computeNodesRunTheComputeCommandAndOneThatExitedIsNoLongerHeld() throws Exception {
+    LocalProcessProvider p = new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7070",
+        Path.of(SleepingMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString(), "NoSuchMainClass",
+        dir.resolve("logs"), Optional.empty(), Duration.ofSeconds(5), List.of("--data-dir", "/d"), LaunchRole.COMPUTE));
+    LaunchSpec spec = LaunchSpec.of("compute", "compute-1-0", 2, Map.of());
+    assertThat(p.command(spec)).endsWith("NoSuchMainClass", "compute", "--meta", "127.0.0.1:7070", "--slots", "2", "--resource-id",
+        "compute-1-0", "--data-dir", "/d");
+    p.request(spec); // the JVM finds no main class and exits: as a drained compute node does when told to leave
+    ProcessHandle h = p.process("compute-1-0").orElseThrow();
+    await().atMost(Duration.ofMinutes(1)).until(() -> !h.isAlive());
+    assertThat(p.list()).isEmpty();
+    p.release("compute-1-0"); // releasing what already left is fine
+    p.close();
+  }
+
+  @Test
   void closeStopsEveryProcess() throws Exception {
     LocalProcessProvider p = provider(SleepingMain.class.getName());
     p.request(LaunchSpec.of("g", "g-1-0", 1, Map.of()));
@@ -61,7 +77,7 @@ class LocalProcessProviderTest {
   @Test
   void aProcessThatCannotStartIsAProviderFailure() throws Exception {
     LocalProcessProvider p = new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7070", "x", "Main",
-        Path.of("/proc/version/not-a-dir"), Optional.empty(), Duration.ofSeconds(1), List.of()));
+        Path.of("/proc/version/not-a-dir"), Optional.empty(), Duration.ofSeconds(1), List.of(), LaunchRole.OPTIMIZER));
     assertThatThrownBy(() -> p.request(LaunchSpec.of("g", "g-1-0", 1, Map.of()))).isInstanceOf(ProviderException.class)
         .hasMessageContaining("g-1-0 of group g did not start");
     assertThat(p.list()).isEmpty();

@@ -418,8 +418,10 @@ public final class Actor implements Runnable {
       }
     }
     long now = System.nanoTime();
-    long backlog = sourceLeaf >= 0 ? ((SourceOperator) nodes.get(sourceLeaf).operator()).backlog(clock.nanoTime()) : -1;
-    listener.collected(actorId, b, meter.take(actorId, now, backlog));
+    SourceOperator source = sourceLeaf >= 0 ? (SourceOperator) nodes.get(sourceLeaf).operator() : null;
+    long backlog = source != null ? source.backlog(clock.nanoTime()) : -1;
+    long skipped = source != null ? source.skipped() : -1;
+    listener.collected(actorId, b, meter.take(actorId, now, backlog, skipped));
     if (b.stops(actorId)) {
       return true;
     }

@@ -46,8 +46,8 @@ public final class LoadMeter {
   }
 
   /** The load since the previous call (or {@link #bind}), and starts the next interval. */
-  ActorLoad take(long actorId, long nowNanos, long backlog) {
-    ActorLoad load = new ActorLoad(actorId, Math.max(0, nowNanos - since), rowsIn, rowsOut, idleNanos, blockedNanos, backlog);
+  ActorLoad take(long actorId, long nowNanos, long backlog, long skipped) {
+    ActorLoad load = new ActorLoad(actorId, Math.max(0, nowNanos - since), rowsIn, rowsOut, idleNanos, blockedNanos, backlog, skipped);
     since = nowNanos;
     rowsIn = 0;
     rowsOut = 0;

@@ -43,6 +43,15 @@ public interface SourceOperator extends Operator {
     return -1;
   }
 
+  /**
+   * Malformed records this source passed over (a connector's {@code on-error=skip}), in total over
+   * the actor's splits, committed earlier epochs included; -1 if it skips none by design or cannot
+   * say. Called by the actor at each barrier and reported with its load.
+   */
+  default long skipped() {
+    return -1;
+  }
+
   @Override
   default void process(int side, StreamChunk chunk, Emitter out) {
     throw new UnsupportedOperationException("a source has no input");

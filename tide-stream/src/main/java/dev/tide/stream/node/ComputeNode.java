@@ -317,7 +317,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       c.arrived.add(actorId);
       c.loads.add(ActorLoad.newBuilder().setActorId(actorId).setJobId(r.jobId()).setFragmentId(r.fragmentId())
           .setElapsedNs(load.elapsedNanos()).setRowsIn(load.rowsIn()).setRowsOut(load.rowsOut()).setIdleNs(load.idleNanos())
-          .setBlockedNs(load.blockedNanos()).setBacklog(load.backlog()).build());
+          .setBlockedNs(load.blockedNanos()).setBacklog(load.backlog()).setSkipped(load.skipped()).build());
       completeReady();
     }
     if (stops) {

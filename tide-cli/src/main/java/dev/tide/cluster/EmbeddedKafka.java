@@ -1,5 +1,7 @@
 package dev.tide.cluster;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,45 +17,57 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
-/** A one-broker KRaft cluster for tests (internal topics with replication factor 1), and small client helpers. */
-final class EmbeddedKafka implements AutoCloseable {
+/**
+ * A one-broker KRaft cluster in this JVM (Kafka's own {@code KafkaClusterTestKit}; internal topics
+ * with replication factor 1, logs in a temporary directory), and small client helpers: for the
+ * connector tests and {@code tide bench kafka}. Not for production data.
+ */
+public final class EmbeddedKafka implements AutoCloseable {
   private final KafkaClusterTestKit kit;
 
-  EmbeddedKafka() throws Exception {
+  public EmbeddedKafka() throws Exception {
     kit = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder().setCombined(true).setNumBrokerNodes(1).setNumControllerNodes(1).build())
         .setConfigProp("offsets.topic.replication.factor", "1")
         .setConfigProp("transaction.state.log.replication.factor", "1")
         .setConfigProp("transaction.state.log.min.isr", "1")
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
         .build();
-    kit.format();
+    PrintStream out = System.out;
+    System.setOut(new PrintStream(OutputStream.nullOutputStream())); // the kit's formatter prints its bootstrap records
+    try {
+      kit.format();
+    } finally {
+      System.setOut(out);
+    }
     kit.startup();
     kit.waitForReadyBrokers();
   }
 
-  String bootstrap() {
+  public String bootstrap() {
     return kit.bootstrapServers();
   }
 
-  void createTopic(String name, int partitions) throws Exception {
+  public void createTopic(String name, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap()))) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
     }
   }
 
-  void addPartitions(String name, int total) throws Exception {
+  public void addPartitions(String name, int total) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap()))) {
       admin.createPartitions(Map.of(name, org.apache.kafka.clients.admin.NewPartitions.increaseTo(total))).all().get();
     }
   }
 
   /** Sends {@code values} (round robin over partitions when {@code partitions} > 0) and waits for them. */
-  void produce(String topic, List<String> values, int partitions) {
+  public void produce(String topic, List<String> values, int partitions) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
     try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
@@ -64,21 +78,42 @@ final class EmbeddedKafka implements AutoCloseable {
     }
   }
 
+  /** Sends {@code records} (of byte values) and waits for them. */
+  public void produceBytes(List<ProducerRecord<byte[], byte[]>> records) {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+    p.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      records.forEach(producer::send);
+      producer.flush();
+    }
+  }
+
   /** Every committed record of {@code topic} up to its current end, read with isolation read_committed. */
-  List<ConsumerRecord<String, String>> readCommitted(String topic) {
+  public List<ConsumerRecord<String, String>> readCommitted(String topic) {
+    return readCommitted(topic, new StringDeserializer());
+  }
+
+  /** {@link #readCommitted(String)} with byte values (keys and values as they are in the log). */
+  public List<ConsumerRecord<byte[], byte[]>> readCommittedBytes(String topic) {
+    return readCommitted(topic, new ByteArrayDeserializer());
+  }
+
+  private <T> List<ConsumerRecord<T, T>> readCommitted(String topic, org.apache.kafka.common.serialization.Deserializer<T> d) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<T, T> c = new KafkaConsumer<>(p, d, d)) {
       List<TopicPartition> tps = new ArrayList<>();
       c.partitionsFor(topic).forEach(i -> tps.add(new TopicPartition(topic, i.partition())));
       c.assign(tps);
       c.seekToBeginning(tps);
       Map<TopicPartition, Long> end = c.endOffsets(tps);
-      List<ConsumerRecord<String, String>> out = new ArrayList<>();
+      List<ConsumerRecord<T, T>> out = new ArrayList<>();
       Map<TopicPartition, Long> done = new HashMap<>();
       while (done.size() < tps.size()) {
-        for (ConsumerRecord<String, String> r : c.poll(java.time.Duration.ofMillis(200))) {
+        for (ConsumerRecord<T, T> r : c.poll(java.time.Duration.ofMillis(200))) {
           out.add(r);
         }
         for (TopicPartition tp : tps) {
@@ -92,7 +127,7 @@ final class EmbeddedKafka implements AutoCloseable {
   }
 
   /** Shuts the broker down (the controller stays), as a broker outage. */
-  void stopBroker() {
+  public void stopBroker() {
     kit.brokers().values().forEach(b -> {
       b.shutdown();
       b.awaitShutdown();
@@ -100,7 +135,7 @@ final class EmbeddedKafka implements AutoCloseable {
   }
 
   /** Starts the broker again on its listener. */
-  void startBroker() throws Exception {
+  public void startBroker() throws Exception {
     for (var b : kit.brokers().values()) {
       b.startup();
     }

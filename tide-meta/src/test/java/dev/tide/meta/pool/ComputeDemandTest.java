@@ -1,0 +1,110 @@
+package dev.tide.meta.pool;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tide.common.config.Config;
+import dev.tide.common.config.ConfigException;
+import dev.tide.common.hash.VnodeBitmap;
+import dev.tide.meta.ClusterSnapshot;
+import dev.tide.meta.core.MetaCore.WorkerHealth;
+import dev.tide.meta.scale.Intent;
+import dev.tide.meta.scale.JobIntent;
+import dev.tide.meta.schedule.ActorPlacement;
+import dev.tide.meta.schedule.JobLayout;
+import dev.tide.meta.schedule.Worker;
+import dev.tide.optimizer.dra.InstanceView;
+import dev.tide.optimizer.group.GroupConfig;
+import dev.tide.proto.plan.JobDefinition;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The compute pool's view of meta: wanted slots, nodes packed in order, drains, and the options. */
+class ComputeDemandTest {
+  static WorkerHealth worker(int id, int slots, String state, String resourceId) {
+    return new WorkerHealth(new Worker(id, "10.0.0." + id + ":7000", slots), state, 0, 0, 0, resourceId);
+  }
+
+  static ClusterSnapshot.JobView job(JobIntent intent, int... actorWorkers) {
+    TreeMap<Integer, List<ActorPlacement>> fragments = new TreeMap<>();
+    List<ActorPlacement> actors = new java.util.ArrayList<>();
+    for (int i = 0; i < actorWorkers.length; i++) {
+      actors.add(new ActorPlacement(i + 1, actorWorkers[i], VnodeBitmap.full(8), List.of()));
+    }
+    fragments.put(1, actors);
+    return new ClusterSnapshot.JobView(JobDefinition.getDefaultInstance(), intent, new JobLayout(fragments), false, false);
+  }
+
+  @Test
+  void theJobsWantTheirLargestFixedParallelismAndAdaptiveOnesOnlyOneSlot() {
+    assertThat(ComputeDemand.wantedSlots(List.of())).isZero();
+    assertThat(ComputeDemand.wantedSlots(List.of(JobIntent.adaptive()))).isEqualTo(1);
+    assertThat(ComputeDemand.wantedSlots(List.of(JobIntent.adaptive(), JobIntent.fixed(3)))).isEqualTo(3);
+    assertThat(ComputeDemand.wantedSlots(List.of(JobIntent.adaptive().withOverride(2, new Intent.Fixed(7)), JobIntent.fixed(3))))
+        .as("an autoscaler's or a person's fragment override").isEqualTo(7);
+  }
+
+  @Test
+  void wantedSlotsArePackedOntoHandStartedNodesFirstThenTheOldestLaunchedOnes() {
+    List<WorkerHealth> workers = List.of(worker(3, 2, "active", "compute-200-0"), worker(1, 2, "active", ""),
+        worker(2, 2, "active", "compute-100-0"));
+    ComputeDemand d = ComputeDemand.of(workers, List.of(job(JobIntent.fixed(3), 1, 2, 3)), Set.of());
+    assertThat(d.wantedSlots()).isEqualTo(3);
+    assertThat(d.instances()).extracting(InstanceView::instanceId, InstanceView::inFlightTasks).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("worker-1", 2), org.assertj.core.groups.Tuple.tuple("worker-2", 1),
+        org.assertj.core.groups.Tuple.tuple("worker-3", 0));
+    assertThat(d.instances().get(0).providerLaunched()).isFalse();
+    assertThat(d.instances().get(2).resourceId()).contains("compute-200-0");
+    assertThat(d.load().busy()).isEqualTo(3);
+    assertThat(d.load().serviceable()).isZero();
+  }
+
+  @Test
+  void slotsBeyondTheClusterAreImmediateDemand() {
+    ComputeDemand d = ComputeDemand.of(List.of(worker(1, 2, "active", "")), List.of(job(JobIntent.fixed(5), 1, 1, 1, 1, 1)), Set.of());
+    // busy + serviceable − effective = 2 + 3 − 2: the keeper needs three more slots.
+    assertThat(d.load().busy()).isEqualTo(2);
+    assertThat(d.load().serviceable()).isEqualTo(3);
+  }
+
+  @Test
+  void aNodeTheKeeperDrainsStaysBusyWithItsActorsUntilItLeftAndOneDrainedByOthersIsGone() {
+    List<WorkerHealth> workers = List.of(worker(1, 2, "active", ""), worker(2, 2, "draining", "compute-1-0"),
+        worker(3, 2, "draining", "compute-1-1"), worker(4, 2, "left", "compute-1-2"));
+    ClusterSnapshot.JobView j = job(JobIntent.fixed(2), 1, 2, 2);
+    ComputeDemand d = ComputeDemand.of(workers, List.of(j), Set.of("worker-2", "worker-4", "worker-5"));
+    assertThat(d.instances()).extracting(InstanceView::instanceId, InstanceView::inFlightTasks).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("worker-1", 2), org.assertj.core.groups.Tuple.tuple("worker-2", 2),
+        org.assertj.core.groups.Tuple.tuple("worker-4", 0));
+    assertThat(d.load().busy()).isEqualTo(4);
+    // Draining with no actor left in the layout, but not yet told to leave: still busy, not released yet.
+    ComputeDemand moved = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(2, 2, "draining", "compute-1-0")),
+        List.of(job(JobIntent.fixed(2), 1, 1)), Set.of("worker-2"));
+    assertThat(moved.instances().get(1).inFlightTasks()).isEqualTo(1);
+    // Meta answered the drain but has not published the node's new state yet: still draining, not idle.
+    ComputeDemand stale = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(2, 2, "active", "compute-1-0")),
+        List.of(job(JobIntent.fixed(2), 1, 2)), Set.of("worker-2"));
+    assertThat(stale.instances()).extracting(InstanceView::instanceId, InstanceView::inFlightTasks).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("worker-1", 2), org.assertj.core.groups.Tuple.tuple("worker-2", 1));
+    assertThat(ComputeDemand.workerId("worker-4")).contains(4);
+    assertThat(ComputeDemand.workerId("default-1")).isEmpty();
+  }
+
+  @Test
+  void optionsBecomeTheGroupsPropertiesAndInvalidOnesNameThePoolKey() {
+    Config c = Config.defaults().with(ComputePoolOptions.PROVIDER, "local").with(ComputePoolOptions.MAX_SLOTS, 8)
+        .with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(45));
+    Map<String, String> props = ComputePoolOptions.definition(c).properties();
+    assertThat(props).containsEntry(GroupConfig.ENABLED.key(), "true").containsEntry(GroupConfig.MAX_PARALLELISM.key(), "8")
+        .containsEntry(GroupConfig.EXECUTOR_IDLE_TIMEOUT.key(), "45000ms").containsEntry(GroupConfig.EXECUTOR_PARALLELISM.key(), "2");
+    assertThatThrownBy(() -> ComputePoolOptions.definition(c.with(ComputePoolOptions.MIN_SLOTS, 9))).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("compute-pool.min-slots").hasMessageContaining("9");
+    assertThatThrownBy(() -> ComputePoolOptions.definition(c.with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(5))))
+        .isInstanceOf(ConfigException.class).hasMessageContaining("compute-pool.idle-timeout");
+    assertThatThrownBy(() -> ComputePoolOptions.PROVIDER.parse("cloud")).hasMessageContaining("one of none, in-process, local, kubernetes");
+  }
+}
