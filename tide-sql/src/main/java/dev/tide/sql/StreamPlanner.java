@@ -1,21 +1,35 @@
 package dev.tide.sql;
 
 import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.AggKind;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.Plan;
 import dev.tide.stream.expr.Ex;
+import dev.tide.stream.expr.ExprResolver;
 import dev.tide.stream.plan.Agg;
-import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.plan.PlanBuilder.Named;
 import dev.tide.stream.plan.PlanBuilder.Stream;
+import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.plan.PlanException;
+import dev.tide.stream.source.NexmarkSourceOp;
+import dev.tide.stream.source.NexmarkSourceOptions;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelFieldCollation;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -24,18 +38,21 @@ import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinInfo;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.RelFactories;
 import org.apache.calcite.rel.core.TableFunctionScan;
 import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexFieldCollation;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
-import org.apache.calcite.plan.RelOptUtil;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql2rel.RelFieldTrimmer;
 import org.apache.calcite.util.Util;
 
 /**
@@ -69,7 +86,7 @@ final class StreamPlanner {
     this.onWindowClose = onWindowClose;
   }
 
-  private static final java.util.regex.Pattern EMIT = java.util.regex.Pattern.compile(
+  private static final Pattern EMIT = Pattern.compile(
       "(?is)\\bEMIT\\s+ON\\s+WINDOW\\s+CLOSE\\s*;?\\s*$");
 
   /** Whether a view's query ends with {@code EMIT ON WINDOW CLOSE} (which Calcite does not parse). */
@@ -79,7 +96,7 @@ final class StreamPlanner {
 
   /** The query with a trailing {@code EMIT ON WINDOW CLOSE} blanked out (positions of the rest unchanged). */
   static String withoutEmit(String query) {
-    java.util.regex.Matcher m = EMIT.matcher(query);
+    Matcher m = EMIT.matcher(query);
     return m.find() ? query.substring(0, m.start()) + " ".repeat(query.length() - m.start()) : query;
   }
 
@@ -94,7 +111,7 @@ final class StreamPlanner {
    *     with a watermark over an append-only input emits each group once, when its window closes
    */
   static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources, String sql,
-      boolean onWindowClose, java.util.function.Consumer<Stream> end) {
+      boolean onWindowClose, Consumer<Stream> end) {
     StreamPlanner p = new StreamPlanner(view, sources, rel.getCluster().getRexBuilder(), sql, onWindowClose);
     try {
       Lowered l = p.lower(pushDown(rel));
@@ -120,15 +137,15 @@ final class StreamPlanner {
    * reads are dropped where they enter (Calcite's RelFieldTrimmer).
    */
   private static RelNode pushDown(RelNode rel) {
-    org.apache.calcite.plan.hep.HepProgram program = new org.apache.calcite.plan.hep.HepProgramBuilder()
-        .addRuleInstance(org.apache.calcite.rel.rules.CoreRules.FILTER_INTO_JOIN)
-        .addRuleInstance(org.apache.calcite.rel.rules.CoreRules.JOIN_CONDITION_PUSH).build();
-    org.apache.calcite.plan.hep.HepPlanner planner = new org.apache.calcite.plan.hep.HepPlanner(program);
+    HepProgram program = new HepProgramBuilder()
+        .addRuleInstance(CoreRules.FILTER_INTO_JOIN)
+        .addRuleInstance(CoreRules.JOIN_CONDITION_PUSH).build();
+    HepPlanner planner = new HepPlanner(program);
     planner.setRoot(rel);
     RelNode pushed = planner.findBestExp();
     // Drop the columns no operator above reads, so that joins and windows carry and store no more.
-    return new org.apache.calcite.sql2rel.RelFieldTrimmer(null,
-        org.apache.calcite.rel.core.RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null)).trim(pushed);
+    return new RelFieldTrimmer(null,
+        RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null)).trim(pushed);
   }
 
   /**
@@ -136,7 +153,7 @@ final class StreamPlanner {
    * query (a function's or keyword's name; case-insensitive), or without a position if it has none.
    */
   private SqlException unsupported(String what, String anchor) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)(?<![A-Za-z0-9_])" + java.util.regex.Pattern.quote(anchor)
+    Matcher m = Pattern.compile("(?i)(?<![A-Za-z0-9_])" + Pattern.quote(anchor)
         + "(?![A-Za-z0-9_])").matcher(sql);
     return new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + what, m.find() ? m.start() + 1 : 0);
   }
@@ -239,7 +256,7 @@ final class StreamPlanner {
       keys.add(keyColumn(k, input, computed));
     }
     List<String> order = new ArrayList<>();
-    for (org.apache.calcite.rex.RexFieldCollation c : o.getWindow().orderKeys) {
+    for (RexFieldCollation c : o.getWindow().orderKeys) {
       order.add(keyColumn(c.left, input, computed));
     }
     Lowered in = input;
@@ -260,11 +277,11 @@ final class StreamPlanner {
       in = new Lowered(s, fields);
     }
     List<Boolean> descending = new ArrayList<>();
-    for (org.apache.calcite.rex.RexFieldCollation c : o.getWindow().orderKeys) {
-      boolean desc = c.getDirection() == org.apache.calcite.rel.RelFieldCollation.Direction.DESCENDING;
-      org.apache.calcite.rel.RelFieldCollation.NullDirection nulls = c.getNullDirection();
-      if (nulls != (desc ? org.apache.calcite.rel.RelFieldCollation.NullDirection.FIRST
-          : org.apache.calcite.rel.RelFieldCollation.NullDirection.LAST)) {
+    for (RexFieldCollation c : o.getWindow().orderKeys) {
+      boolean desc = c.getDirection() == RelFieldCollation.Direction.DESCENDING;
+      RelFieldCollation.NullDirection nulls = c.getNullDirection();
+      if (nulls != (desc ? RelFieldCollation.NullDirection.FIRST
+          : RelFieldCollation.NullDirection.LAST)) {
         throw unsupported("NULLS FIRST/LAST in OVER (nulls sort as the greatest values)", "nulls");
       }
       descending.add(desc);
@@ -345,13 +362,13 @@ final class StreamPlanner {
     used.add(name);
     Map<String, String> options = def.options();
     if (def.watermarkDelayMs() > 0 && def.connector().equals("nexmark")) {
-      if (!def.watermarkColumn().equals(dev.tide.stream.source.NexmarkSourceOp.EVENT_TIME)) {
+      if (!def.watermarkColumn().equals(NexmarkSourceOp.EVENT_TIME)) {
         throw unsupported("the watermark on '" + def.watermarkColumn() + "' of source '" + name + "': the nexmark source's"
-            + " watermark is on " + dev.tide.stream.source.NexmarkSourceOp.EVENT_TIME, name);
+            + " watermark is on " + NexmarkSourceOp.EVENT_TIME, name);
       }
       // The declared WATERMARK FOR date_time AS date_time - INTERVAL ...: the source's watermark trails by it.
-      options = new java.util.TreeMap<>(options);
-      options.put(dev.tide.stream.source.NexmarkSourceOptions.WATERMARK_DELAY_MS.key(), String.valueOf(def.watermarkDelayMs()));
+      options = new TreeMap<>(options);
+      options.put(NexmarkSourceOptions.WATERMARK_DELAY_MS.key(), String.valueOf(def.watermarkDelayMs()));
     }
     Stream st = builder.source(def.connector(), def.table(), options);
     int[] fields = new int[def.columns().size()];
@@ -431,7 +448,7 @@ final class StreamPlanner {
       input = input.project(cols);
     }
     PlanBuilder.Grouped grouped = input.groupBy(keys.toArray(String[]::new));
-    if (onWindowClose && calls.stream().noneMatch(c -> c.kind() == dev.tide.proto.plan.AggKind.COUNT_DISTINCT)) {
+    if (onWindowClose && calls.stream().noneMatch(c -> c.kind() == AggKind.COUNT_DISTINCT)) {
       for (String k : keys) {
         try {
           grouped = grouped.emitOnWindowClose(k);
@@ -446,11 +463,11 @@ final class StreamPlanner {
   }
 
   private Lowered join(Join j) {
-    dev.tide.proto.plan.JoinType type = switch (j.getJoinType()) {
-      case INNER -> dev.tide.proto.plan.JoinType.INNER;
-      case LEFT -> dev.tide.proto.plan.JoinType.LEFT_OUTER;
-      case RIGHT -> dev.tide.proto.plan.JoinType.RIGHT_OUTER;
-      case FULL -> dev.tide.proto.plan.JoinType.FULL_OUTER;
+    JoinType type = switch (j.getJoinType()) {
+      case INNER -> JoinType.INNER;
+      case LEFT -> JoinType.LEFT_OUTER;
+      case RIGHT -> JoinType.RIGHT_OUTER;
+      case FULL -> JoinType.FULL_OUTER;
       default -> throw unsupported(j.getJoinType().name() + " join (inner, left, right and full equi-joins are; EXISTS and IN"
           + " subqueries are not)", j.getJoinType() == JoinRelType.ANTI ? "not" : "in");
     };
@@ -459,7 +476,7 @@ final class StreamPlanner {
     if (info.leftKeys.isEmpty()) {
       throw unsupported("a join without an equality between its sides (cross or theta join)", "join");
     }
-    if (type != dev.tide.proto.plan.JoinType.INNER && !info.isEqui()) {
+    if (type != JoinType.INNER && !info.isEqui()) {
       throw unsupported(j.getJoinType().name() + " join whose ON has more than equalities between the sides (filter a side"
           + " in a subquery instead)", kind);
     }
@@ -713,7 +730,7 @@ final class StreamPlanner {
     if (want == null) {
       return e;
     }
-    DataType got = dev.tide.stream.expr.ExprResolver.typeOf(dev.tide.stream.expr.ExprResolver.resolve(e, in.stream().schema(),
+    DataType got = ExprResolver.typeOf(ExprResolver.resolve(e, in.stream().schema(),
         c.getOperator().getName()));
     return got == want ? e : Ex.cast(e, want);
   }

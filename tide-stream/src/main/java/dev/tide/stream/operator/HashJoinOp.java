@@ -9,6 +9,8 @@ import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.HashJoinNode;
+import dev.tide.proto.plan.JoinCleanup;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Watermark;
@@ -18,6 +20,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Unbounded inner equi-join, both sides in state tables keyed (join key, stream key). A row of one
@@ -82,8 +87,8 @@ public final class HashJoinOp implements Operator {
   private final long[] sideWatermarks = {Long.MIN_VALUE, Long.MIN_VALUE};
   private long cleanedBelow = Long.MIN_VALUE;
   private final WindowKeys[] windows = new WindowKeys[2];
-  private final List<dev.tide.proto.plan.JoinCleanup> cleanups;
-  private final List<java.util.NavigableMap<Long, List<Object[]>>> cleanupIndexes = new ArrayList<>(); // null until built
+  private final List<JoinCleanup> cleanups;
+  private final List<NavigableMap<Long, List<Object[]>>> cleanupIndexes = new ArrayList<>(); // null until built
   private final long[] cleanedBelowByBound;
 
   public HashJoinOp(HashJoinNode node, DataType[] leftTypes, DataType[] rightTypes, ActorContext ctx) {
@@ -110,9 +115,9 @@ public final class HashJoinOp implements Operator {
     System.arraycopy(rightTypes, 0, out, leftTypes.length, rightTypes.length);
     this.builder = new ChunkBuilder(out, StreamChunk.DEFAULT_CAPACITY);
     this.leftWidth = leftTypes.length;
-    dev.tide.proto.plan.JoinType type = node.getJoinType();
-    preserved[0] = type == dev.tide.proto.plan.JoinType.LEFT_OUTER || type == dev.tide.proto.plan.JoinType.FULL_OUTER;
-    preserved[1] = type == dev.tide.proto.plan.JoinType.RIGHT_OUTER || type == dev.tide.proto.plan.JoinType.FULL_OUTER;
+    JoinType type = node.getJoinType();
+    preserved[0] = type == JoinType.LEFT_OUTER || type == JoinType.FULL_OUTER;
+    preserved[1] = type == JoinType.RIGHT_OUTER || type == JoinType.FULL_OUTER;
     nulls[0] = new Object[leftTypes.length];
     nulls[1] = new Object[rightTypes.length];
     this.cleanups = node.getCleanupsList();
@@ -126,7 +131,7 @@ public final class HashJoinOp implements Operator {
   /** Indexes a row just stored on {@code side} under each bound of that side whose index is built. */
   private void indexBounded(int side, Object[] row) {
     for (int c = 0; c < cleanups.size(); c++) {
-      dev.tide.proto.plan.JoinCleanup b = cleanups.get(c);
+      JoinCleanup b = cleanups.get(c);
       if (b.getSide() != side || cleanupIndexes.get(c) == null) {
         continue;
       }
@@ -141,14 +146,14 @@ public final class HashJoinOp implements Operator {
   private void cleanBounded(int side, Watermark watermark) {
     boolean any = false;
     for (int c = 0; c < cleanups.size(); c++) {
-      dev.tide.proto.plan.JoinCleanup b = cleanups.get(c);
+      JoinCleanup b = cleanups.get(c);
       if (b.getSide() != 1 - side || b.getOtherColumn() != watermark.column() || watermark.value() <= cleanedBelowByBound[c]) {
         continue;
       }
       cleanedBelowByBound[c] = watermark.value();
       StateTable t = tables[b.getSide()];
       if (cleanupIndexes.get(c) == null) {
-        java.util.NavigableMap<Long, List<Object[]>> index = new java.util.TreeMap<>();
+        NavigableMap<Long, List<Object[]>> index = new TreeMap<>();
         for (Object[] row : t.scanOwned()) {
           Object v = row[b.getColumn()];
           if (v != null) {
@@ -157,7 +162,7 @@ public final class HashJoinOp implements Operator {
         }
         cleanupIndexes.set(c, index);
       }
-      java.util.SortedMap<Long, List<Object[]>> released = cleanupIndexes.get(c).headMap(watermark.value());
+      SortedMap<Long, List<Object[]>> released = cleanupIndexes.get(c).headMap(watermark.value());
       for (List<Object[]> pks : released.values()) {
         for (Object[] pk : pks) {
           t.deleteByPk(pk);

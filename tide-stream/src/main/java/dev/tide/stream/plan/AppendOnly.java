@@ -1,5 +1,6 @@
 package dev.tide.stream.plan;
 
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.PlanNodeOrBuilder;
 
 /**
@@ -26,7 +27,7 @@ public final class AppendOnly {
       case SOURCE -> true;
       case HASH_AGG -> node.getHashAgg().getEmitOnWindowClose();
       case FILTER, PROJECT, WINDOW, TOP_FILTER, MATERIALIZE, SINK, DIGEST, LOCAL_AGG -> inputs[0];
-      case HASH_JOIN -> inputs[0] && inputs[1] && node.getHashJoin().getJoinType() == dev.tide.proto.plan.JoinType.INNER;
+      case HASH_JOIN -> inputs[0] && inputs[1] && node.getHashJoin().getJoinType() == JoinType.INNER;
       default -> false;
     };
   }

@@ -11,21 +11,24 @@ import dev.tide.proto.plan.FilterNode;
 import dev.tide.proto.plan.GroupTopNode;
 import dev.tide.proto.plan.HashAggNode;
 import dev.tide.proto.plan.HashJoinNode;
+import dev.tide.proto.plan.JoinCleanup;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.MaterializeNode;
 import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.ProjectNode;
+import dev.tide.proto.plan.SessionWindowNode;
 import dev.tide.proto.plan.SinkNode;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.proto.plan.TopFilterNode;
 import dev.tide.proto.plan.TopNNode;
 import dev.tide.proto.plan.WindowKind;
 import dev.tide.proto.plan.WindowNode;
+import dev.tide.stream.connector.Connectors;
+import dev.tide.stream.connector.SinkConnector;
 import dev.tide.stream.expr.Ex;
 import dev.tide.stream.expr.ExprResolver;
 import dev.tide.stream.source.NexmarkSourceOptions;
-import dev.tide.stream.connector.Connectors;
-import dev.tide.stream.connector.SinkConnector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -204,7 +207,7 @@ public final class PlanBuilder {
       if (!nodes.get(id).getAppendOnly()) {
         throw new PlanException(where("session") + ": the input can delete or update rows; session windows need an append-only input");
       }
-      dev.tide.proto.plan.SessionWindowNode.Builder s = dev.tide.proto.plan.SessionWindowNode.newBuilder().setTimeColumn(t)
+      SessionWindowNode.Builder s = SessionWindowNode.newBuilder().setTimeColumn(t)
           .setGapMs(gap.toMillis());
       for (String k : partitionKeys) {
         s.addPartitionKeys(column(k, "session"));
@@ -254,7 +257,7 @@ public final class PlanBuilder {
      * changes in order at one actor while each row still meets only its exact matches.
      */
     public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy) {
-      return join(right, leftKeys, rightKeys, partitionBy, dev.tide.proto.plan.JoinType.INNER);
+      return join(right, leftKeys, rightKeys, partitionBy, JoinType.INNER);
     }
 
     /**
@@ -262,7 +265,7 @@ public final class PlanBuilder {
      * preserved side(s) that match no row of the other; see {@link #join(Stream, List, List, List)}.
      */
     public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy,
-        dev.tide.proto.plan.JoinType type) {
+        JoinType type) {
       return join(right, leftKeys, rightKeys, partitionBy, type, List.of());
     }
 
@@ -274,7 +277,7 @@ public final class PlanBuilder {
      * rows, which is merely larger). The bounds do not filter: the caller still filters the output.
      */
     public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy,
-        dev.tide.proto.plan.JoinType type, List<Bound> bounds) {
+        JoinType type, List<Bound> bounds) {
       if (leftKeys.isEmpty()) {
         throw new PlanException("missing key in " + where("join") + ": an equi-join needs at least one key pair");
       }
@@ -304,9 +307,9 @@ public final class PlanBuilder {
         Stream other = bound.left() ? right : this;
         int c = own.column(bound.column(), "join");
         int o = other.column(bound.otherColumn(), "join");
-        if (appendOnly && type == dev.tide.proto.plan.JoinType.INNER && own.schema.type(c) == DataType.TIMESTAMP
+        if (appendOnly && type == JoinType.INNER && own.schema.type(c) == DataType.TIMESTAMP
             && other.schema.type(o) == DataType.TIMESTAMP && watermarks(other.id).contains(o)) {
-          j.addCleanups(dev.tide.proto.plan.JoinCleanup.newBuilder().setSide(bound.left() ? 0 : 1).setColumn(c).setOtherColumn(o));
+          j.addCleanups(JoinCleanup.newBuilder().setSide(bound.left() ? 0 : 1).setColumn(c).setOtherColumn(o));
         }
       }
       for (String p : partitionBy) {

@@ -1,9 +1,10 @@
 package dev.tide.stream.plan;
 
 import dev.tide.proto.plan.Expr;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.PlanNodeOrBuilder;
-import dev.tide.stream.source.NexmarkSourceOp;
 import dev.tide.stream.connector.SourceConnector;
+import dev.tide.stream.source.NexmarkSourceOp;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -71,14 +72,14 @@ public final class Watermarks {
       case HASH_JOIN -> {
         List<Integer> left = node.getHashJoin().getLeftKeysList();
         List<Integer> right = node.getHashJoin().getRightKeysList();
-        dev.tide.proto.plan.JoinType type = node.getHashJoin().getJoinType();
+        JoinType type = node.getHashJoin().getJoinType();
         for (int k = 0; k < left.size(); k++) {
           if (inputs.get(0).contains(left.get(k)) && inputs.get(1).contains(right.get(k))) {
             // An outer join's padded rows have nulls in the other side's keys: no watermark there.
-            if (type == dev.tide.proto.plan.JoinType.INNER || type == dev.tide.proto.plan.JoinType.LEFT_OUTER) {
+            if (type == JoinType.INNER || type == JoinType.LEFT_OUTER) {
               out.add(left.get(k));
             }
-            if (type == dev.tide.proto.plan.JoinType.INNER || type == dev.tide.proto.plan.JoinType.RIGHT_OUTER) {
+            if (type == JoinType.INNER || type == JoinType.RIGHT_OUTER) {
               out.add(leftWidth + right.get(k));
             }
             break;
