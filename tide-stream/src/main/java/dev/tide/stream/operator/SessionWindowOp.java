@@ -8,6 +8,7 @@ import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.SessionWindowNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -24,7 +26,13 @@ import java.util.TreeMap;
  * partition arrives. A new row at time t joins every row whose time is less than the gap from t or
  * from a row already joined: that run of times is the row's new session, and the rows of the
  * sessions it replaces whose window changed are updated (update pairs), then the new row is
- * inserted. Sessions are never closed (no watermark ends them), so state keeps every row.
+ * inserted.
+ *
+ * <p>Closing: a session whose last time + gap is at most the watermark on the time column can take
+ * no later row, so its rows leave state and memory (its output stays as emitted). Sessions are found
+ * by an index of their closing times, built from the owned state at the first watermark after a
+ * start or a vnode change and kept as sessions change (entries of sessions since merged or
+ * extended are skipped). Without watermarks, state keeps every row.
  *
  * <p>Cache: loaded partitions, cleared at a barrier once past its bound and when the actor's vnodes
  * change. Thread-safety: confined to the actor thread.
@@ -42,11 +50,62 @@ public final class SessionWindowOp implements Operator {
   private final ChunkBuilder builder;
   private long cachedRows;
   private StateTable table;
+  /** Closing time (last + gap) → (partition key, session start); null until the first watermark indexes the owned state. */
+  private NavigableMap<Long, List<Object[]>> closing;
+  private long closedBelow = Long.MIN_VALUE;
 
   /** One partition: its rows by time, and its sessions as first time → last time. */
   private static final class Partition {
+    final Object[] key;
     final NavigableMap<Long, List<Object[]>> rows = new TreeMap<>();
     final NavigableMap<Long, Long> sessions = new TreeMap<>();
+
+    Partition(Object[] key) {
+      this.key = key;
+    }
+  }
+
+  @Override
+  public void onWatermark(int side, Watermark watermark, Emitter out) {
+    if (watermark.column() != timeColumn || watermark.value() <= closedBelow) {
+      return;
+    }
+    closedBelow = watermark.value();
+    if (closing == null) {
+      closing = new TreeMap<>();
+      java.util.Set<List<Object>> seen = new java.util.HashSet<>();
+      for (Object[] row : table.scanOwned()) {
+        Object[] key = keyOf(row);
+        if (seen.add(Arrays.asList(key))) {
+          Partition p = partition(key);
+          p.sessions.forEach((first, last) -> indexSession(p, first, last));
+        }
+      }
+    }
+    SortedMap<Long, List<Object[]>> closed = closing.headMap(closedBelow, true);
+    for (List<Object[]> sessions : closed.values()) {
+      for (Object[] s : sessions) {
+        Partition p = partition((Object[]) s[0]);
+        long first = (Long) s[1];
+        Long last = p.sessions.get(first);
+        if (last == null || last + gap > closedBelow) {
+          continue; // merged or extended since: indexed again under its new closing time
+        }
+        p.sessions.remove(first);
+        NavigableMap<Long, List<Object[]>> rows = p.rows.subMap(first, true, last, true);
+        for (List<Object[]> rs : rows.values()) {
+          for (Object[] r : rs) {
+            table.delete(r);
+            cachedRows--;
+          }
+        }
+        rows.clear();
+        if (p.rows.isEmpty()) {
+          partitions.remove(Arrays.asList(p.key));
+        }
+      }
+    }
+    closed.clear();
   }
 
   public SessionWindowOp(SessionWindowNode node, DataType[] inputTypes, ActorContext ctx) {
@@ -82,7 +141,7 @@ public final class SessionWindowOp implements Operator {
       if (row[timeColumn] == null) {
         continue; // no time, no session
       }
-      insert(partition(row), row, out);
+      insert(partition(keyOf(row)), row, out);
     }
     out.emitIfAny(builder.take());
   }
@@ -118,6 +177,7 @@ public final class SessionWindowOp implements Operator {
       }
     }
     p.sessions.put(first, last);
+    indexSession(p, first, last);
     p.rows.computeIfAbsent(t, k -> new ArrayList<>(1)).add(row);
     out.emitIfAny(builder.appendRow(Op.INSERT.code(), windowed(row, first, last)));
   }
@@ -129,15 +189,27 @@ public final class SessionWindowOp implements Operator {
     return r;
   }
 
-  private Partition partition(Object[] row) {
+  private void indexSession(Partition p, long first, long last) {
+    if (closing != null) {
+      closing.computeIfAbsent(last + gap, x -> new ArrayList<>()).add(new Object[] {p.key, first});
+    }
+  }
+
+  /** The partition key of an input row. */
+  private Object[] keyOf(Object[] row) {
     Object[] key = new Object[partitionKeys.length];
     for (int k = 0; k < key.length; k++) {
       key[k] = HashAggOp.normalizeZero(row[partitionKeys[k]]);
     }
+    return key;
+  }
+
+  /** A partition by its key: cached, or loaded from state. */
+  private Partition partition(Object[] key) {
     List<Object> k = Arrays.asList(key);
     Partition p = partitions.get(k);
     if (p == null) {
-      p = new Partition();
+      p = new Partition(key);
       Long first = null;
       Long last = null;
       for (Object[] stored : table.scanPrefix(key)) { // in time order: the time follows the keys in the pk
@@ -175,5 +247,6 @@ public final class SessionWindowOp implements Operator {
     table.updateVnodes(vnodes);
     partitions.clear(); // partitions of lost vnodes go; those of regained ones may be stale
     cachedRows = 0;
+    closing = null; // indexed again from the owned state at the next watermark
   }
 }

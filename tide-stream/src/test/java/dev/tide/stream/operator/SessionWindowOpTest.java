@@ -78,4 +78,26 @@ class SessionWindowOpTest {
         ud(1L, 121L, 4L, 121L, 140L), ui(1L, 121L, 4L, 100L, 140L), ud(1L, 130L, 3L, 121L, 140L), ui(1L, 130L, 3L, 100L, 140L),
         ins(1L, 114L, 5L, 100L, 140L)));
   }
+
+  @Test
+  void theWatermarkClosesSessionsWhoseGapHasPassedAndTheirRowsLeaveState() throws InterruptedException {
+    Harness h = harness();
+    SessionWindowOp op = open(h);
+    run(op, ins(1L, 100L, 1L), ins(1L, 105L, 2L), ins(1L, 130L, 3L), ins(2L, 110L, 4L));
+    // Sessions: bidder 1 [100, 115) and [130, 140), bidder 2 [110, 120). Watermark 120 closes two.
+    op.onWatermark(0, new dev.tide.stream.actor.Watermark(1, 120L), c -> { });
+    op.onBarrier(h.barrier(), c -> { });
+    dev.tide.proto.plan.TableCatalog t = h.job.getTablesList().stream().filter(c -> c.getName().endsWith(".session")).findFirst()
+        .orElseThrow();
+    assertThat(dev.tide.stream.state.StateTable.scanAll(h.store, t)).extracting(r -> r[2]).containsExactly(3L);
+    // A row after the watermark joins only the open session.
+    assertThat(run(op, ins(1L, 125L, 5L))).isEqualTo(texts(ud(1L, 130L, 3L, 130L, 140L), ui(1L, 130L, 3L, 125L, 140L),
+        ins(1L, 125L, 5L, 125L, 140L)));
+    // A fresh operator indexes the owned state at its first watermark.
+    op.onBarrier(h.barrier(), c -> { });
+    SessionWindowOp fresh = open(h);
+    fresh.onWatermark(0, new dev.tide.stream.actor.Watermark(1, 140L), c -> { });
+    fresh.onBarrier(h.barrier(), c -> { });
+    assertThat(dev.tide.stream.state.StateTable.scanAll(h.store, t)).isEmpty();
+  }
 }
