@@ -211,6 +211,9 @@ class SqlNexmarkSuiteTest {
         + " FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n FROM bid GROUP BY bidder)) WHERE rn < 4 AND n > 1");
     views.put("distinct_over_changes", "SELECT n, COUNT(DISTINCT b) AS bs FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n"
         + " FROM bid GROUP BY bidder) GROUP BY n");
+    views.put("closed_distinct", "SELECT window_start, COUNT(DISTINCT bidder) AS bidders, COUNT(DISTINCT auction) FILTER"
+        + " (WHERE price > 1000000) AS hot FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '2' SECOND))"
+        + " GROUP BY window_start EMIT ON WINDOW CLOSE");
     views.put("closed_windows", "SELECT auction, window_start, COUNT(*) AS n, MAX(price) AS top"
         + " FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) GROUP BY auction, window_start"
         + " EMIT ON WINDOW CLOSE");
@@ -259,6 +262,11 @@ class SqlNexmarkSuiteTest {
     List<List<Object>> closed = new ArrayList<>();
     windows.forEach((k, w) -> closed.add(Arrays.asList(k.get(0), k.get(1), w[0], w[1])));
     expected.put("closed_windows", NexmarkReference.sorted(closed));
+    List<List<Object>> closedDistinct = new ArrayList<>();
+    groups(bids, b -> List.of(NexmarkReference.windowStart(l(b[B_DATE_TIME]), 2_000))).forEach((k, g) -> closedDistinct.add(
+        Arrays.asList(k.get(0), g.stream().map(b -> b[B_BIDDER]).distinct().count(),
+            g.stream().filter(b -> l(b[B_PRICE]) > 1_000_000).map(b -> b[B_AUCTION]).distinct().count())));
+    expected.put("closed_distinct", NexmarkReference.sorted(closedDistinct));
     Map<Long, Object[]> auctionsById = new HashMap<>();
     events.auctions().forEach(a -> auctionsById.put(l(a[A_ID]), a));
     expected.put("window_join", rowsOf(bids, b -> auctionsById.containsKey(l(b[B_AUCTION]))

@@ -1,7 +1,6 @@
 package dev.tide.sql;
 
 import dev.tide.common.types.DataType;
-import dev.tide.proto.plan.AggKind;
 import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.Plan;
 import dev.tide.stream.expr.Ex;
@@ -448,7 +447,7 @@ final class StreamPlanner {
       input = input.project(cols);
     }
     PlanBuilder.Grouped grouped = input.groupBy(keys.toArray(String[]::new));
-    if (onWindowClose && calls.stream().noneMatch(c -> c.kind() == AggKind.COUNT_DISTINCT)) {
+    if (onWindowClose) {
       for (String k : keys) {
         try {
           grouped = grouped.emitOnWindowClose(k);

@@ -283,8 +283,16 @@ public final class HashAggOp implements Operator {
     for (List<Group> groups : closing.values()) {
       for (Group g : groups) {
         g.closed = true;
+        flushMultisets(g);
         emit(out, Op.INSERT, output(g));
         result.deleteByPk(g.key);
+        for (StateTable t : minmax) {
+          if (t != null) { // COUNT(DISTINCT)'s values of the closed group
+            for (Object[] row : t.scanPrefix(g.key)) {
+              t.deleteByPk(Arrays.copyOf(row, g.key.length + 1));
+            }
+          }
+        }
         forget(g);
       }
     }
@@ -578,6 +586,7 @@ public final class HashAggOp implements Operator {
       g.isDirty = false;
       if (windowKey >= 0) {
         if (!g.closed) {
+          flushMultisets(g);
           result.put(stateRow(g)); // emitted when its window closes
         }
         continue;

@@ -548,10 +548,6 @@ public final class PlanBuilder {
         fields.add(in.schema.field(k));
       }
       for (Agg a : calls) {
-        if (a.kind() == AggKind.COUNT_DISTINCT && windowKey >= 0) {
-          throw new PlanException(in.where("aggregate") + ": count(distinct " + a.column() + ") cannot emit on window close;"
-              + " aggregate without emitOnWindowClose");
-        }
         AggCall.Builder c = AggCall.newBuilder().setKind(a.kind()).setName(a.name());
         DataType out = DataType.BIGINT;
         if (a.kind() != AggKind.COUNT_STAR) {
