@@ -30,6 +30,8 @@ public final class ScalarFunctions {
   public static final List<String> TRUNC_UNITS = List.of("year", "quarter", "month", "week", "day", "hour", "minute", "second",
       "millisecond");
 
+  /** Bound of the pattern cache: patterns read from a column can be as many as its values. */
+  private static final int MAX_CACHED_PATTERNS = 10_000;
   private static final Map<String, Pattern> PATTERNS = new ConcurrentHashMap<>();
   private static final Map<String, DateTimeFormatter> FORMATS = new ConcurrentHashMap<>();
 
@@ -64,28 +66,37 @@ public final class ScalarFunctions {
   /** {@code regexp_replace(s, pattern, replacement [, flags])}: the first match, or every one with flag g; \1 refers to a group. */
   public static String regexpReplace(String s, String pattern, String replacement, String flags) {
     boolean global = flags != null && flags.indexOf('g') >= 0;
-    Matcher m = pattern(pattern, flags).matcher(s);
+    Pattern p = pattern(pattern, flags);
+    if (p == null) {
+      return null;
+    }
+    Matcher m = p.matcher(s);
     String repl = javaReplacement(replacement);
     return global ? m.replaceAll(repl) : m.replaceFirst(repl);
   }
 
   /** Flink's {@code regexp_extract(s, pattern [, group])}: the group (0: the whole match) of the first match, or null. */
   public static String regexpExtract(String s, String pattern, long group) {
-    Matcher m = pattern(pattern, null).matcher(s);
+    Pattern p = pattern(pattern, null);
+    if (p == null) {
+      return null;
+    }
+    Matcher m = p.matcher(s);
     if (!m.find() || group < 0 || group > m.groupCount()) {
       return null;
     }
     return m.group((int) group);
   }
 
-  /** Whether the pattern matches somewhere in s ({@code regexp_like}, PostgreSQL's {@code ~}). */
-  public static boolean regexpLike(String s, String pattern) {
-    return pattern(pattern, null).matcher(s).find();
+  /** Whether the pattern matches somewhere in s ({@code regexp_like}, PostgreSQL's {@code ~}); null for a bad pattern. */
+  public static Boolean regexpLike(String s, String pattern) {
+    Pattern p = pattern(pattern, null);
+    return p == null ? null : p.matcher(s).find();
   }
 
   /** SQL {@code LIKE}: % any run, _ one character, {@code escape} (may be null) quotes the next one. */
   public static boolean like(String s, String pattern, String escape) {
-    return PATTERNS.computeIfAbsent("like:" + escape + ":" + pattern, k -> likePattern(pattern, escape)).matcher(s).matches();
+    return cached("like:" + escape + ":" + pattern, () -> likePattern(pattern, escape)).matcher(s).matches();
   }
 
   private static Pattern likePattern(String pattern, String escape) {
@@ -115,9 +126,25 @@ public final class ScalarFunctions {
     }
   }
 
+  /**
+   * The compiled pattern, or null when it is not a valid one: a pattern from a column is only seen
+   * per row (literal patterns are checked when the plan is built), and a bad one must not fail the
+   * actor, so its rows get NULL.
+   */
   private static Pattern pattern(String pattern, String flags) {
     boolean ci = flags != null && flags.indexOf('i') >= 0;
-    return PATTERNS.computeIfAbsent((ci ? "i:" : "c:") + pattern, k -> Pattern.compile(pattern, ci ? Pattern.CASE_INSENSITIVE : 0));
+    try {
+      return cached((ci ? "i:" : "c:") + pattern, () -> Pattern.compile(pattern, ci ? Pattern.CASE_INSENSITIVE : 0));
+    } catch (PatternSyntaxException e) {
+      return null;
+    }
+  }
+
+  private static Pattern cached(String key, java.util.function.Supplier<Pattern> compile) {
+    if (PATTERNS.size() > MAX_CACHED_PATTERNS) {
+      PATTERNS.clear();
+    }
+    return PATTERNS.computeIfAbsent(key, k -> compile.get());
   }
 
   /** PostgreSQL's replacement text (\1 a group, \\ a backslash) as Java's ($1, literal $). */

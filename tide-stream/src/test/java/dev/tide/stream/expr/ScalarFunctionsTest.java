@@ -48,6 +48,10 @@ class ScalarFunctionsTest {
     assertThat(ScalarFunctions.like("a.b", "a.b", null)).isTrue();
     assertThat(ScalarFunctions.like("axb", "a.b", null)).isFalse();
     assertThatThrownBy(() -> ScalarFunctions.checkPattern("a(")).hasMessageContaining("bad regular expression 'a('");
+    // A bad pattern met in a row (from a column) gives NULL, not a failed actor.
+    assertThat(ScalarFunctions.regexpLike("abc", "a(")).isNull();
+    assertThat(ScalarFunctions.regexpReplace("abc", "a(", "x", null)).isNull();
+    assertThat(ScalarFunctions.regexpExtract("abc", "a(", 0)).isNull();
   }
 
   @Test
