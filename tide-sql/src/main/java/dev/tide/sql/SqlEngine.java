@@ -443,15 +443,17 @@ public final class SqlEngine {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new SqlException(SqlException.SYNTAX, "view name '" + name + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
-    try (Planner p = planner(query)) {
+    String body = StreamPlanner.withoutEmit(query);
+    try (Planner p = planner(body)) {
       SqlNode validated;
       try {
-        validated = p.validate(parse(p, query));
+        validated = p.validate(parse(p, body));
       } catch (ValidationException e) {
-        throw validationError(e, query);
+        throw validationError(e, body);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), viewJobs(), end);
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), viewJobs(), query,
+          StreamPlanner.emitsOnWindowClose(query), end);
     } catch (SqlException e) {
       throw e.shifted(offset);
     } catch (RelConversionException e) {
@@ -581,7 +583,7 @@ public final class SqlEngine {
       root.add(v.getName(), new Schemas.ViewTable(fields, List::of));
     }
     FrameworkConfig config = Frameworks.newConfigBuilder().parserConfig(Schemas.PARSER).defaultSchema(root)
-        .typeSystem(Schemas.TYPES).build();
+        .typeSystem(Schemas.TYPES).operatorTable(Functions.TABLE).build();
     return Frameworks.getPlanner(config);
   }
 
@@ -794,12 +796,19 @@ public final class SqlEngine {
       case SOURCE -> n.getSource().hasUpstream() ? "view " + n.getSource().getTable() + " (its committed rows, then its changelog; "
           + n.getSource().getSplitCount() + " vnode splits)"
           : n.getSource().getConnector().equals("table") ? "table " + n.getSource().getTable() + " (rows INSERT, UPDATE and DELETE write)"
-          : n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount();
+          : n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount()
+              + (n.getSource().containsOptions("watermark-delay-ms") ? " watermark delay "
+                  + n.getSource().getOptionsOrThrow("watermark-delay-ms") + " ms" : "");
+      case TOP_N -> "group keys " + n.getTopN().getGroupKeysList() + " order " + n.getTopN().getOrderColumnsList() + " limit "
+          + n.getTopN().getLimit();
+      case SESSION_WINDOW -> "partition " + n.getSessionWindow().getPartitionKeysList() + " gap " + n.getSessionWindow().getGapMs() + " ms";
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";
       case HASH_AGG -> "group keys " + n.getHashAgg().getGroupKeysList() + " calls " + n.getHashAgg().getCallsList().stream()
-          .map(c -> c.getKind() + "(" + c.getName() + ")").toList();
-      case HASH_JOIN -> "keys " + n.getHashJoin().getLeftKeysList() + " = " + n.getHashJoin().getRightKeysList();
+          .map(c -> c.getKind() + "(" + c.getName() + ")").toList() + (n.getHashAgg().getEmitOnWindowClose() ? " emit on window close" : "");
+      case HASH_JOIN -> n.getHashJoin().getJoinType() + " keys " + n.getHashJoin().getLeftKeysList() + " = "
+          + n.getHashJoin().getRightKeysList() + (n.getHashJoin().getCleanupsCount() > 0 ? " time bounds "
+              + n.getHashJoin().getCleanupsCount() : "");
       case MERGE -> "from fragment " + n.getMerge().getUpstreamFragmentId();
       default -> "";
     };

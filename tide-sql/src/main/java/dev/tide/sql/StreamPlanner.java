@@ -1,21 +1,34 @@
 package dev.tide.sql;
 
 import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.Plan;
 import dev.tide.stream.expr.Ex;
+import dev.tide.stream.expr.ExprResolver;
 import dev.tide.stream.plan.Agg;
-import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.plan.PlanBuilder.Named;
 import dev.tide.stream.plan.PlanBuilder.Stream;
+import dev.tide.stream.plan.PlanBuilder;
 import dev.tide.stream.plan.PlanException;
+import dev.tide.stream.source.NexmarkSourceOp;
+import dev.tide.stream.source.NexmarkSourceOptions;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeSet;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.hep.HepPlanner;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelFieldCollation;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -24,16 +37,21 @@ import org.apache.calcite.rel.core.Join;
 import org.apache.calcite.rel.core.JoinInfo;
 import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.core.Project;
+import org.apache.calcite.rel.core.RelFactories;
 import org.apache.calcite.rel.core.TableFunctionScan;
 import org.apache.calcite.rel.core.TableScan;
+import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rex.RexBuilder;
 import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.rex.RexFieldCollation;
 import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
+import org.apache.calcite.rex.RexOver;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql2rel.RelFieldTrimmer;
 import org.apache.calcite.util.Util;
 
 /**
@@ -50,6 +68,9 @@ final class StreamPlanner {
   private final Map<String, dev.tide.proto.plan.JobDefinition> viewJobs;
   private final RexBuilder rex;
   private final Set<String> used = new TreeSet<>();
+  private final String sql;
+  private final boolean onWindowClose;
+  private int closingAggregations;
 
   private record Lowered(Stream stream, int[] fields) {
     String name(int field) {
@@ -58,28 +79,49 @@ final class StreamPlanner {
   }
 
   private StreamPlanner(String view, Map<String, SourceDef> sources, Map<String, dev.tide.proto.plan.JobDefinition> viewJobs,
-      RexBuilder rex) {
+      RexBuilder rex, String sql, boolean onWindowClose) {
     this.builder = new PlanBuilder(view).withChangelogs(); // views of other jobs may follow this one
     this.sources = sources;
     this.viewJobs = viewJobs;
     this.rex = rex;
+    this.sql = sql;
+    this.onWindowClose = onWindowClose;
+  }
+
+  private static final Pattern EMIT = Pattern.compile(
+      "(?is)\\bEMIT\\s+ON\\s+WINDOW\\s+CLOSE\\s*;?\\s*$");
+
+  /** Whether a view's query ends with {@code EMIT ON WINDOW CLOSE} (which Calcite does not parse). */
+  static boolean emitsOnWindowClose(String query) {
+    return EMIT.matcher(query).find();
+  }
+
+  /** The query with a trailing {@code EMIT ON WINDOW CLOSE} blanked out (positions of the rest unchanged). */
+  static String withoutEmit(String query) {
+    Matcher m = EMIT.matcher(query);
+    return m.find() ? query.substring(0, m.start()) + " ".repeat(query.length() - m.start()) : query;
   }
 
   /** The plan of a view of {@code rel} named {@code view}, and the sources it reads. */
   record Planned(Plan plan, Set<String> sources) {}
 
-  /** @param viewJobs the job of each materialized view a query may read, by view name */
+  /**
+   * The plan named {@code view} of {@code rel}, its projected output ended by {@code end} (a view, a sink).
+   *
+   * @param viewJobs the job of each materialized view a query may read, by view name
+   * @param sql the query's text, where refusals find the position of what they refuse
+   * @param onWindowClose {@code EMIT ON WINDOW CLOSE}: every aggregation grouped by a window column
+   *     with a watermark over an append-only input emits each group once, when its window closes
+   */
   static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources,
-      Map<String, dev.tide.proto.plan.JobDefinition> viewJobs) {
-    return plan(view, rel, names, sources, viewJobs, s -> s.materialize(view));
-  }
-
-  /** The plan named {@code view} of {@code rel}, its projected output ended by {@code end} (a view, a sink). */
-  static Planned plan(String view, RelNode rel, List<String> names, Map<String, SourceDef> sources,
-      Map<String, dev.tide.proto.plan.JobDefinition> viewJobs, java.util.function.Consumer<Stream> end) {
-    StreamPlanner p = new StreamPlanner(view, sources, viewJobs, rel.getCluster().getRexBuilder());
+      Map<String, dev.tide.proto.plan.JobDefinition> viewJobs, String sql, boolean onWindowClose, Consumer<Stream> end) {
+    StreamPlanner p = new StreamPlanner(view, sources, viewJobs, rel.getCluster().getRexBuilder(), sql, onWindowClose);
     try {
-      Lowered l = p.lower(rel);
+      Lowered l = p.lower(pushDown(rel));
+      if (onWindowClose && p.closingAggregations == 0) {
+        throw p.unsupported("EMIT ON WINDOW CLOSE without an aggregation grouped by a window (window_start or window_end of"
+            + " TUMBLE or HOP over a source's event time) of an append-only input", "emit");
+      }
       List<Named> out = new ArrayList<>();
       for (int i = 0; i < names.size(); i++) {
         out.add(new Named(Ex.col(l.name(i)), columnName(names.get(i), i)));
@@ -91,6 +133,34 @@ final class StreamPlanner {
     }
   }
 
+  /**
+   * The query with the conditions of filters above joins moved into the joins and, where they read
+   * one side only, below them (Calcite's FILTER_INTO_JOIN and JOIN_CONDITION_PUSH, which respect outer
+   * joins), so that joins store only the rows that can qualify; then the columns no operator above
+   * reads are dropped where they enter (Calcite's RelFieldTrimmer).
+   */
+  private static RelNode pushDown(RelNode rel) {
+    HepProgram program = new HepProgramBuilder()
+        .addRuleInstance(CoreRules.FILTER_INTO_JOIN)
+        .addRuleInstance(CoreRules.JOIN_CONDITION_PUSH).build();
+    HepPlanner planner = new HepPlanner(program);
+    planner.setRoot(rel);
+    RelNode pushed = planner.findBestExp();
+    // Drop the columns no operator above reads, so that joins and windows carry and store no more.
+    return new RelFieldTrimmer(null,
+        RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null)).trim(pushed);
+  }
+
+  /**
+   * A refusal of {@code what}, positioned at the first occurrence of the word {@code anchor} in the
+   * query (a function's or keyword's name; case-insensitive), or without a position if it has none.
+   */
+  private SqlException unsupported(String what, String anchor) {
+    Matcher m = Pattern.compile("(?i)(?<![A-Za-z0-9_])" + Pattern.quote(anchor)
+        + "(?![A-Za-z0-9_])").matcher(sql);
+    return new SqlException(SqlException.NOT_SUPPORTED, "not supported: " + what, m.find() ? m.start() + 1 : 0);
+  }
+
   /** Calcite's names of unnamed expressions (EXPR$1) become expr1. */
   static String columnName(String name, int i) {
     return name.startsWith("EXPR$") ? "expr" + name.substring(5) : name.startsWith("$f") ? "f" + i : name;
@@ -99,6 +169,18 @@ final class StreamPlanner {
   private Lowered lower(RelNode r) {
     if (r instanceof TableScan s) {
       return scan(s);
+    }
+    if (r instanceof Filter f && f.getInput() instanceof Join j && j.getJoinType() == JoinRelType.INNER) {
+      // FROM a, b WHERE a.x = b.y: the condition is the join's, so its equalities become join keys.
+      return lower(j.copy(j.getTraitSet(), RexUtil.composeConjunction(rex, List.of(j.getCondition(), f.getCondition())),
+          j.getLeft(), j.getRight(), j.getJoinType(), j.isSemiJoinDone()));
+    }
+    if (r instanceof Filter f && f.getInput() instanceof Project p && RexOver.containsOver(p.getProjects(), null)) {
+      return topN(f, p);
+    }
+    if (r instanceof Project p && RexOver.containsOver(p.getProjects(), null)) {
+      throw unsupported("OVER windows other than ROW_NUMBER() (or RANK() = 1) OVER (PARTITION BY ... ORDER BY ...) filtered by a"
+          + " rank limit (WHERE rn <= n)", "over");
     }
     if (r instanceof Project p) {
       Lowered in = lower(p.getInput());
@@ -121,8 +203,156 @@ final class StreamPlanner {
     if (r instanceof TableFunctionScan t) {
       return window(t);
     }
-    throw SqlException.notSupported(r.getRelTypeName().replace("Logical", "") + " in a materialized view (e.g. ORDER BY, LIMIT,"
-        + " UNION, VALUES, OVER windows); see docs/sql.md");
+    String kind = r.getRelTypeName().replace("Logical", "");
+    String anchor = switch (kind) {
+      case "Sort" -> sql.toLowerCase(Locale.ROOT).contains("order by") ? "order" : "limit";
+      case "Union" -> "union";
+      case "Intersect" -> "intersect";
+      case "Minus" -> "except";
+      case "Values" -> "values";
+      default -> kind;
+    };
+    throw unsupported(kind + " in a materialized view (e.g. ORDER BY, LIMIT, UNION, VALUES); see docs/sql.md", anchor);
+  }
+
+  /**
+   * {@code SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER BY o) AS rn ... WHERE rn <= n}: a top-N
+   * per group ({@link PlanBuilder.Grouped#topN}). Conditions of the filter other than the rank limit
+   * apply after it, as in SQL (the WHERE sees the numbered rows).
+   */
+  private Lowered topN(Filter f, Project p) {
+    int over = -1;
+    for (int i = 0; i < p.getProjects().size(); i++) {
+      if (p.getProjects().get(i) instanceof RexOver) {
+        if (over >= 0) {
+          throw unsupported("two OVER windows in one SELECT", "over");
+        }
+        over = i;
+      } else if (RexOver.containsOver(p.getProjects().get(i))) {
+        throw unsupported("an OVER window inside an expression", "over");
+      }
+    }
+    RexOver o = (RexOver) p.getProjects().get(over);
+    SqlKind fn = o.getOperator().getKind();
+    if (fn != SqlKind.ROW_NUMBER && fn != SqlKind.RANK && fn != SqlKind.DENSE_RANK) {
+      throw unsupported(o.getOperator().getName() + "() OVER (ROW_NUMBER() is, and RANK() or DENSE_RANK() = 1)",
+          o.getOperator().getName());
+    }
+    Long limit = null;
+    List<RexNode> rest = new ArrayList<>();
+    for (RexNode c : RelOptUtil.conjunctions(f.getCondition())) {
+      Long n = rankLimit(c, over);
+      if (n != null && limit == null) {
+        limit = n;
+      } else {
+        rest.add(c);
+      }
+    }
+    if (limit == null) {
+      throw unsupported("ROW_NUMBER() without a rank limit (WHERE rn <= n, rn < n or rn = 1)", "row_number");
+    }
+    Lowered input = lower(p.getInput());
+    // Keys that are expressions (Calcite inlines a subquery's computed columns) become columns first.
+    List<Named> computed = new ArrayList<>();
+    List<String> keys = new ArrayList<>();
+    for (RexNode k : o.getWindow().partitionKeys) {
+      keys.add(keyColumn(k, input, computed));
+    }
+    List<String> order = new ArrayList<>();
+    for (RexFieldCollation c : o.getWindow().orderKeys) {
+      order.add(keyColumn(c.left, input, computed));
+    }
+    Lowered in = input;
+    if (!computed.isEmpty()) {
+      List<Named> cols = new ArrayList<>();
+      Set<String> seen = new TreeSet<>();
+      for (int i = 0; i < input.fields().length; i++) {
+        if (seen.add(input.name(i))) {
+          cols.add(new Named(Ex.col(input.name(i)), input.name(i)));
+        }
+      }
+      cols.addAll(computed);
+      Stream s = input.stream().project(cols);
+      int[] fields = new int[input.fields().length];
+      for (int i = 0; i < fields.length; i++) {
+        fields[i] = s.schema().indexOf(input.name(i));
+      }
+      in = new Lowered(s, fields);
+    }
+    List<Boolean> descending = new ArrayList<>();
+    for (RexFieldCollation c : o.getWindow().orderKeys) {
+      boolean desc = c.getDirection() == RelFieldCollation.Direction.DESCENDING;
+      RelFieldCollation.NullDirection nulls = c.getNullDirection();
+      if (nulls != (desc ? RelFieldCollation.NullDirection.FIRST
+          : RelFieldCollation.NullDirection.LAST)) {
+        throw unsupported("NULLS FIRST/LAST in OVER (nulls sort as the greatest values)", "nulls");
+      }
+      descending.add(desc);
+    }
+    Stream top;
+    Ex rankValue;
+    if (fn == SqlKind.ROW_NUMBER) {
+      top = in.stream().groupBy(keys.toArray(String[]::new)).topN(order, descending, limit, "_rank");
+      rankValue = Ex.col("_rank");
+    } else {
+      // RANK() = 1: the rows holding the partition's best value, ties included (a group top).
+      if (limit != 1 || order.size() != 1) {
+        throw unsupported(o.getOperator().getName() + "() other than = 1 over one ORDER BY column (ROW_NUMBER() takes any limit)",
+            o.getOperator().getName());
+      }
+      PlanBuilder.Grouped g = in.stream().groupBy(keys.toArray(String[]::new));
+      top = descending.get(0) ? g.maxRows(order.get(0)) : g.minRows(order.get(0));
+      rankValue = Ex.lit(1L);
+    }
+    Lowered numbered = new Lowered(top, in.fields());
+    List<Named> exprs = new ArrayList<>();
+    for (int i = 0; i < p.getProjects().size(); i++) {
+      Ex e = i == over ? rankValue : ex(p.getProjects().get(i), numbered);
+      exprs.add(new Named(e, columnName(p.getRowType().getFieldNames().get(i), i)));
+    }
+    Lowered projected = identity(top.project(exprs), exprs.size());
+    return rest.isEmpty() ? projected
+        : new Lowered(projected.stream().filter(ex(RexUtil.composeConjunction(rex, rest), projected)), projected.fields());
+  }
+
+  /** The column of a PARTITION BY or ORDER BY key: an input column, or one added to {@code computed}. */
+  private String keyColumn(RexNode k, Lowered in, List<Named> computed) {
+    if (k instanceof RexInputRef ref) {
+      return in.name(ref.getIndex());
+    }
+    String name = "_key" + computed.size();
+    computed.add(new Named(ex(k, in), name));
+    return name;
+  }
+
+  /** n if {@code c} is {@code $rank <= n}, {@code $rank < n + 1} or {@code $rank = 1} (either way round), else null. */
+  private static Long rankLimit(RexNode c, int rank) {
+    if (!(c instanceof RexCall call) || call.getOperands().size() != 2) {
+      return null;
+    }
+    RexNode a = call.getOperands().get(0);
+    RexNode b = call.getOperands().get(1);
+    SqlKind kind = call.getKind();
+    if (b instanceof RexInputRef && a instanceof RexLiteral) {
+      RexNode t = a;
+      a = b;
+      b = t;
+      kind = kind.reverse();
+    }
+    if (!(a instanceof RexInputRef ref) || ref.getIndex() != rank || !(b instanceof RexLiteral lit)) {
+      return null;
+    }
+    BigDecimal v = lit.getValueAs(BigDecimal.class);
+    if (v == null || v.scale() > 0) {
+      return null;
+    }
+    long n = v.longValueExact();
+    return switch (kind) {
+      case LESS_THAN_OR_EQUAL -> n;
+      case LESS_THAN -> n - 1;
+      case EQUALS -> n == 1 ? 1L : null;
+      default -> null;
+    };
   }
 
   private Lowered scan(TableScan s) {
@@ -137,7 +367,17 @@ final class StreamPlanner {
       throw SqlException.notSupported("a materialized view over '" + name + "', which is neither a source nor a view");
     }
     used.add(name);
-    Stream st = builder.source(def.connector(), def.table(), def.options());
+    Map<String, String> options = def.options();
+    if (def.watermarkDelayMs() > 0 && def.connector().equals("nexmark")) {
+      if (!def.watermarkColumn().equals(NexmarkSourceOp.EVENT_TIME)) {
+        throw unsupported("the watermark on '" + def.watermarkColumn() + "' of source '" + name + "': the nexmark source's"
+            + " watermark is on " + NexmarkSourceOp.EVENT_TIME, name);
+      }
+      // The declared WATERMARK FOR date_time AS date_time - INTERVAL ...: the source's watermark trails by it.
+      options = new TreeMap<>(options);
+      options.put(NexmarkSourceOptions.WATERMARK_DELAY_MS.key(), String.valueOf(def.watermarkDelayMs()));
+    }
+    Stream st = builder.source(def.connector(), def.table(), options);
     int[] fields = new int[def.columns().size()];
     for (int i = 0; i < fields.length; i++) {
       fields[i] = st.schema().indexOf(def.columns().get(i).name());
@@ -153,56 +393,110 @@ final class StreamPlanner {
     return new Lowered(s, f);
   }
 
+  /**
+   * A hash aggregation. {@code agg(x) FILTER (WHERE f)} aggregates {@code CASE WHEN f THEN x END}
+   * (for {@code COUNT(*)}: of 1), computed by a projection before the aggregation; the aggregates
+   * skip its nulls. {@code COUNT(DISTINCT x)} counts distinct non-null values; {@code MIN}/{@code
+   * MAX(DISTINCT x)} are {@code MIN}/{@code MAX(x)}.
+   */
   private Lowered aggregate(Aggregate a) {
     if (a.getGroupSets().size() != 1) {
-      throw SqlException.notSupported("GROUPING SETS, ROLLUP and CUBE");
+      throw unsupported("GROUPING SETS, ROLLUP and CUBE", a.getGroupType() == Aggregate.Group.ROLLUP ? "rollup" : "cube");
     }
     Lowered in = lower(a.getInput());
     List<String> keys = new ArrayList<>();
     for (int k : a.getGroupSet()) {
       keys.add(in.name(k));
     }
+    List<Named> filtered = new ArrayList<>();
     List<Agg> calls = new ArrayList<>();
     List<String> names = a.getRowType().getFieldNames();
     for (int i = 0; i < a.getAggCallList().size(); i++) {
       AggregateCall c = a.getAggCallList().get(i);
+      String fn = c.getAggregation().getName();
       String out = columnName(names.get(keys.size() + i), keys.size() + i);
-      if (c.isDistinct()) {
-        throw SqlException.notSupported("DISTINCT in " + c.getAggregation().getName());
+      if (c.getArgList().size() > 1) {
+        throw unsupported(fn + " of " + c.getArgList().size() + " arguments", fn);
       }
-      if (c.hasFilter()) {
-        throw SqlException.notSupported("FILTER on " + c.getAggregation().getName());
+      if (c.getCollation() != null && !c.getCollation().getFieldCollations().isEmpty()) {
+        throw unsupported("WITHIN GROUP (ORDER BY ...) on " + fn, "within");
       }
       String arg = c.getArgList().isEmpty() ? null : in.name(c.getArgList().get(0));
-      calls.add(switch (c.getAggregation().getKind()) {
-        case COUNT -> arg == null ? Agg.count(out) : Agg.count(arg, out);
+      if (c.hasFilter()) {
+        String f = "_filter" + i;
+        Ex then = arg == null ? Ex.lit(1L) : Ex.col(arg);
+        filtered.add(new Named(Ex.fn("case", Ex.col(in.name(c.filterArg)), then), f));
+        arg = f;
+      }
+      boolean countStar = arg == null;
+      SqlKind kind = c.getAggregation().getKind();
+      if (c.isDistinct() && kind != SqlKind.COUNT && kind != SqlKind.MIN && kind != SqlKind.MAX) {
+        throw unsupported("DISTINCT in " + fn + " (COUNT, MIN and MAX take it)", "distinct");
+      }
+      calls.add(switch (kind) {
+        case COUNT -> c.isDistinct() ? Agg.countDistinct(arg, out) : countStar ? Agg.count(out) : Agg.count(arg, out);
         case SUM, SUM0 -> Agg.sum(arg, out);
         case AVG -> Agg.avg(arg, out);
         case MIN -> Agg.min(arg, out);
         case MAX -> Agg.max(arg, out);
-        default -> throw SqlException.notSupported("aggregate function " + c.getAggregation().getName());
+        default -> throw unsupported("aggregate function " + fn, fn);
       });
     }
-    return identity(in.stream().groupBy(keys.toArray(String[]::new)).agg(calls.toArray(Agg[]::new)), keys.size() + calls.size());
+    Stream input = in.stream();
+    if (!filtered.isEmpty()) {
+      List<Named> cols = new ArrayList<>();
+      Set<String> seen = new TreeSet<>();
+      for (int f = 0; f < in.fields().length; f++) {
+        if (seen.add(in.name(f))) {
+          cols.add(new Named(Ex.col(in.name(f)), in.name(f)));
+        }
+      }
+      cols.addAll(filtered);
+      input = input.project(cols);
+    }
+    PlanBuilder.Grouped grouped = input.groupBy(keys.toArray(String[]::new));
+    if (onWindowClose) {
+      for (String k : keys) {
+        try {
+          grouped = grouped.emitOnWindowClose(k);
+          closingAggregations++;
+          break;
+        } catch (PlanException e) {
+          // not a window column with a watermark (or the input retracts): try the next key
+        }
+      }
+    }
+    return identity(grouped.agg(calls.toArray(Agg[]::new)), keys.size() + calls.size());
   }
 
   private Lowered join(Join j) {
-    if (j.getJoinType() != JoinRelType.INNER) {
-      throw SqlException.notSupported(j.getJoinType().name() + " join (only inner equi-joins are)");
+    JoinType type = switch (j.getJoinType()) {
+      case INNER -> JoinType.INNER;
+      case LEFT -> JoinType.LEFT_OUTER;
+      case RIGHT -> JoinType.RIGHT_OUTER;
+      case FULL -> JoinType.FULL_OUTER;
+      default -> throw unsupported(j.getJoinType().name() + " join (inner, left, right and full equi-joins are; EXISTS and IN"
+          + " subqueries are not)", j.getJoinType() == JoinRelType.ANTI ? "not" : "in");
+    };
+    String kind = j.getJoinType().name().toLowerCase(Locale.ROOT);
+    JoinInfo info = j.analyzeCondition();
+    if (info.leftKeys.isEmpty()) {
+      throw unsupported("a join without an equality between its sides (cross or theta join)", "join");
+    }
+    if (type != JoinType.INNER && !info.isEqui()) {
+      throw unsupported(j.getJoinType().name() + " join whose ON has more than equalities between the sides (filter a side"
+          + " in a subquery instead)", kind);
     }
     Lowered left = lower(j.getLeft());
     Lowered right = lower(j.getRight());
-    JoinInfo info = j.analyzeCondition();
-    if (info.leftKeys.isEmpty()) {
-      throw SqlException.notSupported("a join without an equality between its sides (cross or theta join)");
-    }
     List<String> lk = new ArrayList<>();
     List<String> rk = new ArrayList<>();
     for (int i = 0; i < info.leftKeys.size(); i++) {
       lk.add(left.name(info.leftKeys.get(i)));
       rk.add(right.name(info.rightKeys.get(i)));
     }
-    Stream joined = left.stream().join(right.stream(), lk, rk);
+    RexNode rest = info.getRemaining(rex);
+    Stream joined = left.stream().join(right.stream(), lk, rk, List.of(), type, bounds(rest, left, right));
     int leftWidth = left.stream().schema().size();
     int[] fields = new int[left.fields().length + right.fields().length];
     System.arraycopy(left.fields(), 0, fields, 0, left.fields().length);
@@ -210,45 +504,96 @@ final class StreamPlanner {
       fields[left.fields().length + i] = leftWidth + right.fields()[i];
     }
     Lowered out = new Lowered(joined, fields);
-    RexNode rest = info.getRemaining(rex);
     return rest.isAlwaysTrue() ? out : new Lowered(joined.filter(ex(rest, out)), fields);
+  }
+
+  /**
+   * The time bounds of a join's other conditions: each {@code x >= y} (or {@code >}, or {@code y <=
+   * x}) between a column x of one side and y of the other lets rows of x's side leave state once
+   * y's watermark passes x ({@link PlanBuilder.Bound}); e.g. {@code b.t BETWEEN a.start AND a.end}.
+   */
+  private static List<PlanBuilder.Bound> bounds(RexNode rest, Lowered left, Lowered right) {
+    List<PlanBuilder.Bound> out = new ArrayList<>();
+    int n = left.fields().length;
+    for (RexNode c : RelOptUtil.conjunctions(rest)) {
+      if (!(c instanceof RexCall call) || call.getOperands().size() != 2
+          || !(call.getOperands().get(0) instanceof RexInputRef a) || !(call.getOperands().get(1) instanceof RexInputRef b)) {
+        continue;
+      }
+      RexInputRef greater;
+      RexInputRef lesser;
+      switch (call.getKind()) {
+        case GREATER_THAN, GREATER_THAN_OR_EQUAL -> {
+          greater = a;
+          lesser = b;
+        }
+        case LESS_THAN, LESS_THAN_OR_EQUAL -> {
+          greater = b;
+          lesser = a;
+        }
+        default -> {
+          continue;
+        }
+      }
+      boolean greaterLeft = greater.getIndex() < n;
+      if (greaterLeft == (lesser.getIndex() < n)) {
+        continue; // both on one side
+      }
+      String g = greaterLeft ? left.name(greater.getIndex()) : right.name(greater.getIndex() - n);
+      String l = greaterLeft ? right.name(lesser.getIndex() - n) : left.name(lesser.getIndex());
+      out.add(new PlanBuilder.Bound(greaterLeft, g, l));
+    }
+    return out;
   }
 
   private Lowered window(TableFunctionScan t) {
     if (!(t.getCall() instanceof RexCall call) || t.getInputs().size() != 1) {
-      throw SqlException.notSupported("table function " + t.getCall());
+      throw unsupported("table function " + t.getCall(), "table");
     }
     String fn = call.getOperator().getName().toUpperCase(Locale.ROOT);
     Lowered in = lower(t.getInputs().get(0));
     Integer timeField = null;
+    List<String> partitionBy = new ArrayList<>();
     List<Long> intervals = new ArrayList<>();
     for (RexNode o : call.getOperands()) {
       if (o instanceof RexCall d && d.getKind() == SqlKind.DESCRIPTOR) {
-        timeField = ((RexInputRef) d.getOperands().get(0)).getIndex();
+        if (timeField == null) {
+          timeField = ((RexInputRef) d.getOperands().get(0)).getIndex();
+        } else {
+          for (RexNode k : d.getOperands()) {
+            partitionBy.add(in.name(((RexInputRef) k).getIndex()));
+          }
+        }
       } else if (o instanceof RexLiteral l && SqlTypeName.INTERVAL_TYPES.contains(l.getTypeName())) {
         intervals.add(l.getValueAs(BigDecimal.class).longValueExact());
       } else if (!(o instanceof RexInputRef)) {
-        throw SqlException.notSupported(fn + " argument " + o + " (expected DESCRIPTOR(column) and INTERVAL literals)");
+        throw unsupported(fn + " argument " + o + " (expected DESCRIPTOR(column) and INTERVAL literals)", fn);
       }
     }
     if (timeField == null) {
-      throw SqlException.notSupported(fn + " without DESCRIPTOR(time column)");
+      throw unsupported(fn + " without DESCRIPTOR(time column)", fn);
     }
     String time = in.name(timeField);
     Stream w = switch (fn) {
       case "TUMBLE" -> {
         if (intervals.size() != 1) {
-          throw SqlException.notSupported("TUMBLE with an offset");
+          throw unsupported("TUMBLE with an offset", fn);
         }
         yield in.stream().tumble(time, Duration.ofMillis(intervals.get(0)));
       }
       case "HOP" -> {
         if (intervals.size() != 2) {
-          throw SqlException.notSupported("HOP with an offset");
+          throw unsupported("HOP with an offset", fn);
         }
         yield in.stream().hop(time, Duration.ofMillis(intervals.get(1)), Duration.ofMillis(intervals.get(0)));
       }
-      default -> throw SqlException.notSupported("window table function " + fn + " (TUMBLE and HOP are)");
+      case "SESSION" -> {
+        if (intervals.size() != 1) {
+          throw unsupported("SESSION without exactly one gap INTERVAL", fn);
+        }
+        yield in.stream().session(time, partitionBy, Duration.ofMillis(intervals.get(0)));
+      }
+      default -> throw unsupported("window table function " + fn + " (TUMBLE, HOP and SESSION are)", fn);
     };
     int width = in.stream().schema().size();
     int[] fields = java.util.Arrays.copyOf(in.fields(), in.fields().length + 2);
@@ -269,6 +614,27 @@ final class StreamPlanner {
     }
     if (c.getKind() == SqlKind.SEARCH) {
       return ex(RexUtil.expandSearch(rex, null, c), in);
+    }
+    List<RexNode> ops = c.getOperands();
+    switch (c.getKind()) {
+      case EXTRACT -> {
+        return typed(Ex.fn("extract", Ex.lit(symbol(ops.get(0), "EXTRACT")), ex(ops.get(1), in)), c, in);
+      }
+      case FLOOR -> {
+        if (ops.size() == 2) {
+          return Ex.fn("date_trunc", Ex.lit(symbol(ops.get(1), "FLOOR")), ex(ops.get(0), in));
+        }
+      }
+      case TRIM -> {
+        return Ex.fn("trim_" + symbol(ops.get(0), "TRIM"), ex(ops.get(2), in), ex(ops.get(1), in));
+      }
+      case OTHER_FUNCTION, LIKE, POSITION -> {
+        Ex f = function(c, in);
+        if (f != null) {
+          return typed(f, c, in);
+        }
+      }
+      default -> { }
     }
     List<Ex> args = new ArrayList<>();
     for (RexNode o : c.getOperands()) {
@@ -292,10 +658,14 @@ final class StreamPlanner {
       case MINUS_PREFIX -> Ex.fn("neg", args.get(0));
       case IS_NULL -> Ex.isNull(args.get(0));
       case IS_NOT_NULL -> Ex.not(Ex.isNull(args.get(0)));
+      case IS_TRUE -> Ex.fn("coalesce", args.get(0), Ex.lit(false));
+      case IS_NOT_TRUE -> Ex.not(Ex.fn("coalesce", args.get(0), Ex.lit(false)));
+      case IS_FALSE -> Ex.not(Ex.fn("coalesce", args.get(0), Ex.lit(true)));
+      case IS_NOT_FALSE -> Ex.fn("coalesce", args.get(0), Ex.lit(true));
       case CAST -> {
         DataType to = Schemas.tideType(c.getType().getSqlTypeName());
         if (to == null) {
-          throw SqlException.notSupported("CAST to " + c.getType().getSqlTypeName());
+          throw unsupported("CAST to " + c.getType().getSqlTypeName(), "cast");
         }
         DataType from = Schemas.tideType(c.getOperands().get(0).getType().getSqlTypeName());
         yield to == from ? args.get(0) : Ex.cast(args.get(0), to);
@@ -306,9 +676,70 @@ final class StreamPlanner {
         case "LOWER", "UPPER", "CHAR_LENGTH", "CHARACTER_LENGTH" ->
             Ex.fn(c.getOperator().getName().toLowerCase(Locale.ROOT).replace("character_length", "char_length"), args.get(0));
         case "||", "CONCAT" -> Ex.fn("concat", args.toArray(Ex[]::new));
-        default -> throw SqlException.notSupported("function " + c.getOperator().getName() + " in a materialized view");
+        default -> throw unsupported("function " + c.getOperator().getName() + " in a materialized view (see docs/sql.md for"
+            + " the functions views evaluate)", c.getOperator().getName());
       };
     };
+  }
+
+  /** The string and date/time functions of {@link dev.tide.stream.expr.ScalarFunctions}; null if {@code c} is none of them. */
+  private Ex function(RexCall c, Lowered in) {
+    String name = c.getOperator().getName().toUpperCase(Locale.ROOT);
+    if (c.getKind() == SqlKind.LIKE) {
+      if (!name.equals("LIKE") && !name.equals("NOT LIKE")) {
+        throw unsupported(name + " (LIKE is)", name.split(" ")[name.split(" ").length - 1]);
+      }
+      Ex like = Ex.fn("like", args(c, in));
+      return name.equals("LIKE") ? like : Ex.not(like);
+    }
+    if (c.getKind() == SqlKind.POSITION && c.getOperands().size() > 2) {
+      throw unsupported("POSITION(... FROM start)", "position");
+    }
+    return switch (name) {
+      case "SUBSTRING", "SUBSTR" -> Ex.fn("substring", args(c, in));
+      case "LEFT" -> Ex.fn("substring", ex(c.getOperands().get(0), in), Ex.lit(1L), ex(c.getOperands().get(1), in));
+      case "SPLIT_PART" -> Ex.fn("split_part", args(c, in));
+      case "REGEXP_REPLACE" -> Ex.fn("regexp_replace", args(c, in));
+      case "REGEXP_EXTRACT" -> Ex.fn("regexp_extract", args(c, in));
+      case "REGEXP_LIKE" -> {
+        if (c.getOperands().size() > 2) {
+          throw unsupported("REGEXP_LIKE with flags", "regexp_like");
+        }
+        yield Ex.fn("regexp_like", args(c, in));
+      }
+      case "REPLACE" -> Ex.fn("replace", args(c, in));
+      case "POSITION", "STRPOS" -> Ex.fn("position", args(c, in));
+      case "DATE_TRUNC" -> Ex.fn("date_trunc", args(c, in));
+      case "TO_CHAR" -> Ex.fn("to_char", args(c, in));
+      default -> null;
+    };
+  }
+
+  private Ex[] args(RexCall c, Lowered in) {
+    Ex[] out = new Ex[c.getOperands().size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = ex(c.getOperands().get(i), in);
+    }
+    return out;
+  }
+
+  /** The lower-case name of a flag operand (a time unit of EXTRACT or FLOOR, the side of TRIM). */
+  private String symbol(RexNode n, String fn) {
+    if (n instanceof RexLiteral l && l.getValue() instanceof Enum<?> e) {
+      return e.name().toLowerCase(Locale.ROOT);
+    }
+    throw unsupported(fn + " argument " + n, fn);
+  }
+
+  /** {@code e} cast to Calcite's type of {@code c} when Tide would type it otherwise (e.g. INT for BIGINT). */
+  private Ex typed(Ex e, RexCall c, Lowered in) {
+    DataType want = Schemas.tideType(c.getType().getSqlTypeName());
+    if (want == null) {
+      return e;
+    }
+    DataType got = ExprResolver.typeOf(ExprResolver.resolve(e, in.stream().schema(),
+        c.getOperator().getName()));
+    return got == want ? e : Ex.cast(e, want);
   }
 
   private static Ex fold(String op, List<Ex> args) {

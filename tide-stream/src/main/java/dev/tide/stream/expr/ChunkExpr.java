@@ -105,7 +105,9 @@ public abstract class ChunkExpr {
       case "neg" -> new Arith("sub", zero(args[0].type()), args[0], t);
       case "in" -> new In(args[0], Arrays.copyOfRange(argExprs.toArray(new Expr[0]), 1, argExprs.size()));
       case "cast" -> new Cast(args[0], t);
-      case "case", "coalesce", "lower", "upper", "char_length", "concat" -> new RowWise(fn, args, t);
+      case "case", "coalesce", "lower", "upper", "char_length", "concat", "substring", "split_part", "regexp_replace",
+          "regexp_extract", "regexp_like", "like", "replace", "position", "trim_both", "trim_leading", "trim_trailing", "extract",
+          "date_trunc", "to_char" -> new RowWise(fn, args, t);
       default -> throw new IllegalArgumentException("unknown function " + fn);
     };
   }
@@ -522,7 +524,8 @@ public abstract class ChunkExpr {
   /**
    * Functions evaluated row by row over boxed values: CASE (when/then pairs, then an optional else;
    * null when no condition holds), COALESCE (the first non-null), LOWER, UPPER, CHAR_LENGTH and
-   * CONCAT (null when any operand is). Numeric results are converted to the call's type.
+   * CONCAT (null when any operand is), and the functions of {@link ScalarFunctions} (null when any
+   * argument is). Numeric results are converted to the call's type.
    */
   private static final class RowWise extends ChunkExpr {
     private final String fn;
@@ -577,7 +580,9 @@ public abstract class ChunkExpr {
           }
           return s.toString();
         }
-        default: {
+        case "lower":
+        case "upper":
+        case "char_length": {
           Object v = in[0].get(i);
           if (v == null) {
             return null;
@@ -589,7 +594,40 @@ public abstract class ChunkExpr {
             default -> s.codePointCount(0, s.length());
           };
         }
+        default: {
+          Object[] v = new Object[in.length];
+          for (int a = 0; a < in.length; a++) {
+            v[a] = in[a].get(i);
+            if (v[a] == null) {
+              return null;
+            }
+          }
+          return scalar(v);
+        }
       }
+    }
+
+    /** The string and date/time functions of {@link ScalarFunctions}, over non-null arguments. */
+    private Object scalar(Object[] v) {
+      return switch (fn) {
+        case "substring" -> ScalarFunctions.substring((String) v[0], ((Number) v[1]).longValue(),
+            v.length > 2 ? ((Number) v[2]).longValue() : null);
+        case "split_part" -> ScalarFunctions.splitPart((String) v[0], (String) v[1], ((Number) v[2]).longValue());
+        case "regexp_replace" -> ScalarFunctions.regexpReplace((String) v[0], (String) v[1], (String) v[2],
+            v.length > 3 ? (String) v[3] : null);
+        case "regexp_extract" -> ScalarFunctions.regexpExtract((String) v[0], (String) v[1], v.length > 2 ? ((Number) v[2]).longValue() : 0);
+        case "regexp_like" -> ScalarFunctions.regexpLike((String) v[0], (String) v[1]);
+        case "like" -> ScalarFunctions.like((String) v[0], (String) v[1], v.length > 2 ? (String) v[2] : null);
+        case "replace" -> ((String) v[0]).replace((String) v[1], (String) v[2]);
+        case "position" -> ScalarFunctions.position((String) v[0], (String) v[1]);
+        case "trim_both" -> ScalarFunctions.trim("both", (String) v[1], (String) v[0]);
+        case "trim_leading" -> ScalarFunctions.trim("leading", (String) v[1], (String) v[0]);
+        case "trim_trailing" -> ScalarFunctions.trim("trailing", (String) v[1], (String) v[0]);
+        case "extract" -> ScalarFunctions.extract((String) v[0], (Long) v[1]);
+        case "date_trunc" -> ScalarFunctions.dateTrunc((String) v[0], (Long) v[1]);
+        case "to_char" -> ScalarFunctions.toChar((Long) v[0], (String) v[1]);
+        default -> throw new IllegalStateException("unknown function " + fn);
+      };
     }
 
     private Object convert(Object v) {

@@ -154,9 +154,78 @@ public final class ExprResolver {
         }
         return call(fn, args, DataType.VARCHAR);
       }
+      case "substring", "split_part", "regexp_replace", "regexp_extract", "regexp_like", "like", "replace", "position",
+          "trim_both", "trim_leading", "trim_trailing", "extract", "date_trunc", "to_char" -> {
+        return stringOrTime(fn, args, where);
+      }
       default -> throw new PlanException("unknown function '" + fn + "' in " + where
-          + "; known: add sub mul div mod neg eq ne lt le gt ge and or not is_null in cast case coalesce lower upper char_length concat");
+          + "; known: add sub mul div mod neg eq ne lt le gt ge and or not is_null in cast case coalesce lower upper char_length concat "
+          + String.join(" ", SIGNATURES.keySet()));
     }
+  }
+
+  /**
+   * Argument kinds of the string and date/time functions ({@link ScalarFunctions}): s a varchar, i an
+   * integer, t a timestamp, u a unit literal, f a to_char format literal, p a regular expression; a
+   * trailing ? marks optional arguments. The result type follows the colon.
+   */
+  private static final java.util.Map<String, String> SIGNATURES = new java.util.TreeMap<>(java.util.Map.ofEntries(
+      java.util.Map.entry("substring", "si?i:s"), java.util.Map.entry("split_part", "ssi:s"),
+      java.util.Map.entry("regexp_replace", "sps?s:s"), java.util.Map.entry("regexp_extract", "sp?i:s"),
+      java.util.Map.entry("regexp_like", "sp:b"), java.util.Map.entry("like", "ss?s:b"), java.util.Map.entry("replace", "sss:s"),
+      java.util.Map.entry("position", "ss:n"), java.util.Map.entry("trim_both", "ss:s"), java.util.Map.entry("trim_leading", "ss:s"),
+      java.util.Map.entry("trim_trailing", "ss:s"), java.util.Map.entry("extract", "ut:l"), java.util.Map.entry("date_trunc", "ut:t"),
+      java.util.Map.entry("to_char", "tf:s")));
+
+  private static Expr stringOrTime(String fn, List<Expr> args, String where) {
+    String sig = SIGNATURES.get(fn);
+    String params = sig.substring(0, sig.indexOf(':'));
+    int required = params.indexOf('?') < 0 ? params.length() : params.indexOf('?');
+    String kinds = params.replace("?", "");
+    if (args.size() < required || args.size() > kinds.length()) {
+      throw new PlanException(fn + " takes " + (required == kinds.length() ? String.valueOf(required) : required + " to " + kinds.length())
+          + " arguments, got " + args.size() + " in " + where);
+    }
+    for (int i = 0; i < args.size(); i++) {
+      Expr a = args.get(i);
+      DataType t = typeOf(a);
+      char k = kinds.charAt(i);
+      boolean ok = switch (k) {
+        case 'i' -> t == DataType.INT || t == DataType.BIGINT;
+        case 't' -> t == DataType.TIMESTAMP;
+        default -> t == DataType.VARCHAR;
+      };
+      if (!ok) {
+        String want = k == 'i' ? "an integer" : k == 't' ? "a timestamp" : "a varchar";
+        throw new PlanException("type mismatch in " + where + ": argument " + (i + 1) + " of " + fn + " is " + t.sqlName()
+            + ", must be " + want);
+      }
+      Object lit = a.hasLiteral() ? value(a.getLiteral()) : null;
+      if ((k == 'u' || k == 'f') && !a.hasLiteral()) {
+        throw new PlanException(fn + " in " + where + ": argument " + (i + 1) + " must be a literal " + (k == 'u' ? "unit" : "format"));
+      }
+      try {
+        if (k == 'u' && lit != null) {
+          String unit = ((String) lit).toLowerCase(java.util.Locale.ROOT);
+          ScalarFunctions.checkUnit(unit, fn.equals("extract") ? ScalarFunctions.EXTRACT_UNITS : ScalarFunctions.TRUNC_UNITS, fn);
+          args.set(i, Expr.newBuilder().setLiteral(literal(unit, DataType.VARCHAR)).setType(a.getType()).build());
+        } else if (k == 'f' && lit != null) {
+          ScalarFunctions.checkFormat((String) lit);
+        } else if (k == 'p' && lit != null) {
+          ScalarFunctions.checkPattern((String) lit);
+        }
+      } catch (IllegalArgumentException e) {
+        throw new PlanException(e.getMessage() + " in " + where);
+      }
+    }
+    DataType out = switch (sig.charAt(sig.length() - 1)) {
+      case 'b' -> DataType.BOOLEAN;
+      case 'n' -> DataType.INT;
+      case 'l' -> DataType.BIGINT;
+      case 't' -> DataType.TIMESTAMP;
+      default -> DataType.VARCHAR;
+    };
+    return call(fn, args, out);
   }
 
   /** A literal's Java value must be of its declared type (integers must fit), else the plan is refused. */

@@ -14,22 +14,27 @@ import dev.tide.proto.stream.MergeInfo;
 import dev.tide.storage.StateStore;
 import dev.tide.stream.actor.Actor;
 import dev.tide.stream.actor.Channel;
-import dev.tide.stream.actor.Outbox;
 import dev.tide.stream.actor.Dispatcher;
 import dev.tide.stream.actor.Operator;
+import dev.tide.stream.actor.Outbox;
+import dev.tide.stream.connector.Connectors;
+import dev.tide.stream.connector.SinkConnector;
+import dev.tide.stream.connector.SourceConnector;
 import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.operator.DigestOp;
 import dev.tide.stream.operator.FilterOp;
 import dev.tide.stream.operator.GroupTopOp;
-import dev.tide.stream.operator.RetractingGroupTopOp;
 import dev.tide.stream.operator.HashAggOp;
 import dev.tide.stream.operator.HashJoinOp;
 import dev.tide.stream.operator.LocalAggOp;
 import dev.tide.stream.operator.MaterializeOp;
 import dev.tide.stream.operator.MergeOp;
 import dev.tide.stream.operator.ProjectOp;
+import dev.tide.stream.operator.RetractingGroupTopOp;
+import dev.tide.stream.operator.SessionWindowOp;
 import dev.tide.stream.operator.SinkOp;
 import dev.tide.stream.operator.TopFilterOp;
+import dev.tide.stream.operator.TopNOp;
 import dev.tide.stream.operator.WindowOp;
 import dev.tide.stream.plan.Types;
 import dev.tide.stream.source.NexmarkSourceOp;
@@ -171,6 +176,8 @@ final class ActorBuilder {
       case GROUP_TOP -> n.getGroupTop().getRetractingInput()
           ? new RetractingGroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx)
           : new GroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx);
+      case SESSION_WINDOW -> new SessionWindowOp(n.getSessionWindow(), inputTypes(n, 0, nodes, index), ctx);
+      case TOP_N -> new TopNOp(n.getTopN(), inputTypes(n, 0, nodes, index), ctx);
       case TOP_FILTER -> new TopFilterOp(n.getTopFilter(), inputTypes(n, 0, nodes, index));
       case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));
       case HASH_JOIN -> new HashJoinOp(n.getHashJoin(), inputTypes(n, 0, nodes, index), inputTypes(n, 1, nodes, index), ctx);

@@ -10,7 +10,8 @@ import java.util.List;
  * Layout of a hash aggregation's result-table row after the group key: {@code _row_count}, then per
  * call its state columns — COUNT(*)/COUNT: count; SUM and AVG: sum, non-null count; MIN/MAX: the
  * current extreme (over an input that can retract, the full multiset lives in the call's min/max
- * table).
+ * table); COUNT(DISTINCT): the count of distinct values (their multiplicities are in the call's
+ * own table).
  */
 public final class AggLayout {
   private AggLayout() {}
@@ -43,7 +44,7 @@ public final class AggLayout {
     for (int i = 0; i < calls.size(); i++) {
       AggCall c = calls.get(i);
       switch (c.getKind()) {
-        case COUNT_STAR, COUNT -> out.add(new Field("_s" + i + "_count", DataType.BIGINT));
+        case COUNT_STAR, COUNT, COUNT_DISTINCT -> out.add(new Field("_s" + i + "_count", DataType.BIGINT));
         case SUM, AVG -> {
           out.add(new Field("_s" + i + "_sum", sumType(inputTypes[c.getArg()])));
           out.add(new Field("_s" + i + "_count", DataType.BIGINT));

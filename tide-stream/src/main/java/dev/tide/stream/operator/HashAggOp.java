@@ -32,7 +32,9 @@ import java.util.TreeMap;
  * keep a multiset of values per group in their own table, so retracting the current extreme finds
  * the next one; the multiset is written at the barrier, once per value changed in the epoch. Over
  * an append-only input ({@link HashAggNode#getAppendOnlyInput()}, derived by the planner) the
- * extreme in the group's state row is all they keep, and a retraction is refused.
+ * extreme in the group's state row is all they keep, and a retraction is refused. COUNT(DISTINCT)
+ * keeps the multiset of its values the same way over any input; its count, in the state row,
+ * changes when a value's multiplicity leaves or reaches zero.
  *
  * <p>Cache: groups touched since the last barrier live in memory; clean groups are evicted when the
  * cache exceeds its bound (state is in the store, so eviction is always safe). Groups whose key
@@ -121,7 +123,7 @@ public final class HashAggOp implements Operator {
       AggKind k = calls[c].getKind();
       argTypes[c] = k == AggKind.COUNT_STAR ? DataType.BIGINT : inputTypes[calls[c].getArg()];
       out[groupKeys.length + c] = switch (k) {
-        case COUNT_STAR, COUNT -> DataType.BIGINT;
+        case COUNT_STAR, COUNT, COUNT_DISTINCT -> DataType.BIGINT;
         case SUM -> AggLayout.sumType(argTypes[c]);
         case AVG -> DataType.DOUBLE;
         default -> argTypes[c];
@@ -147,7 +149,7 @@ public final class HashAggOp implements Operator {
     }
     minmax = new StateTable[calls.length];
     for (int c = 0; c < calls.length; c++) {
-      if (isMinMax(calls[c]) && !appendOnlyInput) {
+      if ((isMinMax(calls[c]) && !appendOnlyInput) || kinds[c] == AggKind.COUNT_DISTINCT) {
         minmax[c] = ctx.table(calls[c].getMinmaxTableId());
         minmax[c].filterKeys(groupKeys.length);
       }
@@ -281,8 +283,16 @@ public final class HashAggOp implements Operator {
     for (List<Group> groups : closing.values()) {
       for (Group g : groups) {
         g.closed = true;
+        flushMultisets(g);
         emit(out, Op.INSERT, output(g));
         result.deleteByPk(g.key);
+        for (StateTable t : minmax) {
+          if (t != null) { // COUNT(DISTINCT)'s values of the closed group
+            for (Object[] row : t.scanPrefix(g.key)) {
+              t.deleteByPk(Arrays.copyOf(row, g.key.length + 1));
+            }
+          }
+        }
         forget(g);
       }
     }
@@ -333,7 +343,7 @@ public final class HashAggOp implements Operator {
         }
       }
       default -> {
-        if (appendOnlyInput) {
+        if (appendOnlyInput && kind != AggKind.COUNT_DISTINCT) {
           keepExtreme(g, c, arg, row);
           return;
         }
@@ -343,7 +353,7 @@ public final class HashAggOp implements Operator {
           g.multisetDeltas[c] = new HashMap<>();
         }
         g.multisetDeltas[c].computeIfAbsent(v, x -> new long[1])[0] += sign;
-        if (sign > 0 && !g.staleExtreme[c] && (g.extremes[c] == null || better(kind, v, g.extremes[c]))) {
+        if (kind != AggKind.COUNT_DISTINCT && sign > 0 && !g.staleExtreme[c] && (g.extremes[c] == null || better(kind, v, g.extremes[c]))) {
           g.extremes[c] = v;
         }
       }
@@ -367,7 +377,8 @@ public final class HashAggOp implements Operator {
         mmKey[g.key.length] = e.getKey();
         Object[] existing = minmax[c].get(mmKey);
         long delta = e.getValue()[0];
-        long count = (existing == null ? 0 : (Long) existing[existing.length - 1]) + delta;
+        long before = existing == null ? 0 : (Long) existing[existing.length - 1];
+        long count = before + delta;
         if (delta != 0) {
           if (count > 0) {
             Object[] mmRow = Arrays.copyOf(mmKey, mmKey.length + 1);
@@ -377,7 +388,9 @@ public final class HashAggOp implements Operator {
             minmax[c].deleteByPk(mmKey);
           }
         }
-        if (count <= 0 && e.getKey().equals(extreme)) {
+        if (kinds[c] == AggKind.COUNT_DISTINCT) {
+          g.counts[c] += (count > 0 ? 1 : 0) - (before > 0 ? 1 : 0);
+        } else if (count <= 0 && e.getKey().equals(extreme)) {
           g.staleExtreme[c] = true;
         }
       }
@@ -519,7 +532,7 @@ public final class HashAggOp implements Operator {
     g.rowCount = (Long) state[p++];
     for (int c = 0; c < calls.length; c++) {
       switch (kinds[c]) {
-        case COUNT_STAR, COUNT -> g.counts[c] = (Long) state[p++];
+        case COUNT_STAR, COUNT, COUNT_DISTINCT -> g.counts[c] = (Long) state[p++];
         case SUM, AVG -> {
           Object s = state[p++];
           if (argTypes[c] == DataType.DOUBLE) {
@@ -540,7 +553,7 @@ public final class HashAggOp implements Operator {
     for (int c = 0; c < calls.length; c++) {
       int p = g.key.length + c;
       switch (kinds[c]) {
-        case COUNT_STAR, COUNT -> row[p] = g.counts[c];
+        case COUNT_STAR, COUNT, COUNT_DISTINCT -> row[p] = g.counts[c];
         case SUM -> row[p] = g.counts[c] == 0 ? null : argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c];
         case AVG -> row[p] = g.counts[c] == 0 ? null
             : (argTypes[c] == DataType.DOUBLE ? g.doubleSums[c] : (double) g.longSums[c]) / g.counts[c];
@@ -556,7 +569,7 @@ public final class HashAggOp implements Operator {
     s[p++] = g.rowCount;
     for (int c = 0; c < calls.length; c++) {
       switch (kinds[c]) {
-        case COUNT_STAR, COUNT -> s[p++] = g.counts[c];
+        case COUNT_STAR, COUNT, COUNT_DISTINCT -> s[p++] = g.counts[c];
         case SUM, AVG -> {
           s[p++] = argTypes[c] == DataType.DOUBLE ? (Object) g.doubleSums[c] : (Object) g.longSums[c];
           s[p++] = g.counts[c];
@@ -573,6 +586,7 @@ public final class HashAggOp implements Operator {
       g.isDirty = false;
       if (windowKey >= 0) {
         if (!g.closed) {
+          flushMultisets(g);
           result.put(stateRow(g)); // emitted when its window closes
         }
         continue;

@@ -9,6 +9,8 @@ import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.HashJoinNode;
+import dev.tide.proto.plan.JoinCleanup;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Watermark;
@@ -18,6 +20,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * Unbounded inner equi-join, both sides in state tables keyed (join key, stream key). A row of one
@@ -40,6 +45,18 @@ import java.util.Map;
  * their match are stored. A later delete of a settled row joins the same match and writes a
  * tombstone over nothing.
  *
+ * <p>Outer joins ({@link HashJoinNode#getJoinType()}): a row of a preserved side whose key has no
+ * row on the other side (or is null) is emitted padded with nulls. Since the condition is the key
+ * equality alone, a row has matches exactly when the other side has rows under its key: when the
+ * first row of a key arrives on one side, the padded rows of the other side's rows under that key are
+ * deleted before the joined rows are inserted, and when the last one leaves they are inserted again.
+ * Outer joins store every row (no settled rows) and look up the row's own side under its key.
+ *
+ * <p>Interval bounds ({@link HashJoinNode#getCleanupsList()}): a row of side s whose bounded column
+ * is below the other side's watermark on the bound's other column can match no later row, so it is
+ * deleted from state when that watermark arrives (found by an index of stored rows by the column,
+ * built from the owned state at the first such watermark after a start or a vnode change).
+ *
  * <p>Watermarks: once both sides have one on the same join key column (a window), rows of either
  * side below the lesser of the two can match no later row, so they are deleted from state (by the
  * primary keys a {@link WindowKeys} index per side holds; the join key leads them), and the lesser
@@ -53,6 +70,8 @@ public final class HashJoinOp implements Operator {
   private final int[] tableIds = new int[2];
   private final boolean[] appendOnly = new boolean[2];
   private final boolean[] unique = new boolean[2];
+  private final boolean[] preserved = new boolean[2]; // rows of the side are kept, padded, when they match nothing
+  private final Object[][] nulls = new Object[2][];
   private final boolean integerKeys;
   private final ActorContext ctx;
   private final StateTable[] tables = new StateTable[2];
@@ -68,6 +87,9 @@ public final class HashJoinOp implements Operator {
   private final long[] sideWatermarks = {Long.MIN_VALUE, Long.MIN_VALUE};
   private long cleanedBelow = Long.MIN_VALUE;
   private final WindowKeys[] windows = new WindowKeys[2];
+  private final List<JoinCleanup> cleanups;
+  private final List<NavigableMap<Long, List<Object[]>>> cleanupIndexes = new ArrayList<>(); // null until built
+  private final long[] cleanedBelowByBound;
 
   public HashJoinOp(HashJoinNode node, DataType[] leftTypes, DataType[] rightTypes, ActorContext ctx) {
     this.ctx = ctx;
@@ -93,6 +115,72 @@ public final class HashJoinOp implements Operator {
     System.arraycopy(rightTypes, 0, out, leftTypes.length, rightTypes.length);
     this.builder = new ChunkBuilder(out, StreamChunk.DEFAULT_CAPACITY);
     this.leftWidth = leftTypes.length;
+    JoinType type = node.getJoinType();
+    preserved[0] = type == JoinType.LEFT_OUTER || type == JoinType.FULL_OUTER;
+    preserved[1] = type == JoinType.RIGHT_OUTER || type == JoinType.FULL_OUTER;
+    nulls[0] = new Object[leftTypes.length];
+    nulls[1] = new Object[rightTypes.length];
+    this.cleanups = node.getCleanupsList();
+    this.cleanedBelowByBound = new long[cleanups.size()];
+    Arrays.fill(cleanedBelowByBound, Long.MIN_VALUE);
+    for (int c = 0; c < cleanups.size(); c++) {
+      cleanupIndexes.add(null);
+    }
+  }
+
+  /** Indexes a row just stored on {@code side} under each bound of that side whose index is built. */
+  private void indexBounded(int side, Object[] row) {
+    for (int c = 0; c < cleanups.size(); c++) {
+      JoinCleanup b = cleanups.get(c);
+      if (b.getSide() != side || cleanupIndexes.get(c) == null) {
+        continue;
+      }
+      Object t = row[b.getColumn()];
+      if (t != null) {
+        cleanupIndexes.get(c).computeIfAbsent((Long) t, x -> new ArrayList<>()).add(tables[side].pkOf(row));
+      }
+    }
+  }
+
+  /** Deletes the rows the bounds release once the other side's watermark on their other column reached {@code value}. */
+  private void cleanBounded(int side, Watermark watermark) {
+    boolean any = false;
+    for (int c = 0; c < cleanups.size(); c++) {
+      JoinCleanup b = cleanups.get(c);
+      if (b.getSide() != 1 - side || b.getOtherColumn() != watermark.column() || watermark.value() <= cleanedBelowByBound[c]) {
+        continue;
+      }
+      cleanedBelowByBound[c] = watermark.value();
+      StateTable t = tables[b.getSide()];
+      if (cleanupIndexes.get(c) == null) {
+        NavigableMap<Long, List<Object[]>> index = new TreeMap<>();
+        for (Object[] row : t.scanOwned()) {
+          Object v = row[b.getColumn()];
+          if (v != null) {
+            index.computeIfAbsent((Long) v, x -> new ArrayList<>()).add(t.pkOf(row));
+          }
+        }
+        cleanupIndexes.set(c, index);
+      }
+      SortedMap<Long, List<Object[]>> released = cleanupIndexes.get(c).headMap(watermark.value());
+      for (List<Object[]> pks : released.values()) {
+        for (Object[] pk : pks) {
+          t.deleteByPk(pk);
+          any = true;
+        }
+      }
+      released.clear();
+    }
+    if (any) {
+      clearCaches();
+    }
+  }
+
+  /** A row of side {@code side} padded with the other side's nulls. */
+  private Object[] padded(int side, Object[] row) {
+    Object[] out = new Object[nulls[0].length + nulls[1].length];
+    System.arraycopy(row, 0, out, side == 0 ? 0 : nulls[0].length, row.length);
+    return out;
   }
 
   @Override
@@ -167,20 +255,33 @@ public final class HashJoinOp implements Operator {
     int other = 1 - side;
     int n = chunk.size();
     rowVnodes = tables[side].vnodes(chunk, rowVnodes);
+    boolean outer = preserved[0] || preserved[1];
     for (int i = 0; i < n; i++) {
-      if (!chunk.visible(i) || !keyOf(side, chunk, i)) {
-        continue; // a null key matches nothing
+      if (!chunk.visible(i)) {
+        continue;
       }
       byte op = Op.normalize(chunk.op(i));
       boolean insert = Op.isInsert(op);
+      if (!keyOf(side, chunk, i)) {
+        if (preserved[side]) {
+          out.emitIfAny(builder.appendRow(op, padded(side, chunk.row(i)))); // a null key matches nothing
+        }
+        continue;
+      }
       KeyRows matches = rows(other, !(unique[side] && appendOnly[side]));
-      boolean settled = insert && unique[other] && appendOnly[other] && !matches.rows.isEmpty();
+      boolean settled = !outer && insert && unique[other] && appendOnly[other] && !matches.rows.isEmpty();
+      int before = -1;
+      int after = -1;
       if (!settled) {
-        KeyRows own = insert && unique[side] ? rows(side, true) : cached(side);
+        KeyRows own = preserved[other] || (insert && unique[side]) ? rows(side, true) : cached(side);
+        before = own == null ? -1 : own.rows.size();
         if (insert) {
           tables[side].put(chunk, i, rowVnodes[i]);
           if (windows[side] != null) {
             windows[side].add(tables[side].pkOf(chunk.row(i)));
+          }
+          if (!cleanups.isEmpty()) {
+            indexBounded(side, chunk.row(i));
           }
           if (own != null) {
             own.add(chunk.row(i), tables[side]);
@@ -191,9 +292,23 @@ public final class HashJoinOp implements Operator {
             own.remove(chunk.row(i), tables[side]);
           }
         }
+        after = own == null ? -1 : own.rows.size();
+      }
+      if (preserved[other] && insert && before == 0) {
+        for (Object[] match : matches.rows) {
+          out.emitIfAny(builder.appendRow(Op.DELETE.code(), padded(other, match))); // its first match arrived
+        }
       }
       for (Object[] match : matches.rows) {
         out.emitIfAny(side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i));
+      }
+      if (preserved[other] && !insert && before > 0 && after == 0) {
+        for (Object[] match : matches.rows) {
+          out.emitIfAny(builder.appendRow(Op.INSERT.code(), padded(other, match))); // its last match left
+        }
+      }
+      if (preserved[side] && matches.rows.isEmpty()) {
+        out.emitIfAny(builder.appendRow(op, padded(side, chunk.row(i))));
       }
     }
     out.emitIfAny(builder.take());
@@ -201,6 +316,9 @@ public final class HashJoinOp implements Operator {
 
   @Override
   public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
+    if (!cleanups.isEmpty()) {
+      cleanBounded(side, watermark);
+    }
     int k = WindowKeys.position(keys[side], watermark.column());
     if (k < 0 || (windowKey >= 0 && k != windowKey)) {
       return; // one cleaning column; watermarks on other columns end here
@@ -227,8 +345,13 @@ public final class HashJoinOp implements Operator {
     if (any) {
       clearCaches();
     }
-    out.watermark(new Watermark(keys[0][windowKey], bound));
-    out.watermark(new Watermark(leftWidth + keys[1][windowKey], bound));
+    // A key column that padded rows leave null (the other side's of an outer join) carries none.
+    if (!preserved[1]) {
+      out.watermark(new Watermark(keys[0][windowKey], bound));
+    }
+    if (!preserved[0]) {
+      out.watermark(new Watermark(leftWidth + keys[1][windowKey], bound));
+    }
   }
 
   /**
@@ -292,6 +415,9 @@ public final class HashJoinOp implements Operator {
       if (w != null) {
         w.reset();
       }
+    }
+    for (int c = 0; c < cleanupIndexes.size(); c++) {
+      cleanupIndexes.set(c, null); // rebuilt from the owned state at the next watermark
     }
     // Entries of lost vnodes go now, so none is stale if the vnode comes back after another actor
     // owned it; entries of kept vnodes stay valid.

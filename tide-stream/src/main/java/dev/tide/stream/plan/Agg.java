@@ -24,6 +24,11 @@ public record Agg(AggKind kind, String column, String name) {
     return new Agg(AggKind.MAX, column, name);
   }
 
+  /** COUNT(DISTINCT column): distinct non-null values of the group. */
+  public static Agg countDistinct(String column, String name) {
+    return new Agg(AggKind.COUNT_DISTINCT, column, name);
+  }
+
   public static Agg avg(String column, String name) {
     return new Agg(AggKind.AVG, column, name);
   }

@@ -149,7 +149,8 @@ public final class JobCompiler {
         throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " (" + kindName(n)
             + ") is marked append-only, but its output can hold deletes or updates; leave append_only unset (the plan builder derives it)");
       }
-      if (((n.hasGroupTop() && !n.getGroupTop().getRetractingInput()) || n.hasTopFilter()) && !in[0]) {
+      if (((n.hasGroupTop() && !n.getGroupTop().getRetractingInput()) || (n.hasTopN() && !n.getTopN().getRetractingInput())
+          || n.hasTopFilter() || n.hasSessionWindow()) && !in[0]) {
         throw new PlanException("plan '" + plan.getName() + "': " + kindName(n) + " node " + n.getId() + " needs an append-only input,"
             + " but its input node " + n.getInputs(0) + " (" + kindName(nodes.get(n.getInputs(0))) + ") can emit deletes or updates");
       }
@@ -218,6 +219,14 @@ public final class JobCompiler {
         int[] g = Types.ints(n.getGroupTop().getGroupKeysList());
         needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
       }
+      case TOP_N -> {
+        int[] g = Types.ints(n.getTopN().getGroupKeysList());
+        needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
+      }
+      case SESSION_WINDOW -> {
+        int[] g = Types.ints(n.getSessionWindow().getPartitionKeysList());
+        needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
+      }
       case HASH_JOIN -> {
         HashJoinNode j = n.getHashJoin();
         needs[id][0] = new Need(Kind.HASH, partitionKeys(j, 0), true);
@@ -245,7 +254,7 @@ public final class JobCompiler {
     }
     provided[id] = switch (n.getKindCase()) {
       case SOURCE -> Dist.ANY;
-      case FILTER, WINDOW, TOP_FILTER, GROUP_TOP, MATERIALIZE, SINK, DIGEST -> in[0];
+      case FILTER, WINDOW, TOP_FILTER, GROUP_TOP, TOP_N, SESSION_WINDOW, MATERIALIZE, SINK, DIGEST -> in[0];
       case PROJECT -> mapThroughProject(n, in[0]);
       case HASH_AGG -> {
         if (in[0].kind() != Kind.HASH) {
@@ -258,8 +267,24 @@ public final class JobCompiler {
         }
         yield Dist.hash(cols);
       }
-      case HASH_JOIN -> in[0].kind() == Kind.SINGLE ? Dist.SINGLE : Dist.hash(partitionKeys(n.getHashJoin(), 0));
+      case HASH_JOIN -> in[0].kind() == Kind.SINGLE ? Dist.SINGLE : joinOutput(n);
       default -> throw new PlanException("plan '" + plan.getName() + "': node " + id + " has no operator kind");
+    };
+  }
+
+  /**
+   * How a join's output is distributed: by the key columns of a side whose rows all carry their key
+   * (an outer join's null-padded rows lack the other side's), the left one when both do.
+   */
+  private Dist joinOutput(PlanNode n) {
+    HashJoinNode j = n.getHashJoin();
+    return switch (j.getJoinType()) {
+      case INNER, LEFT_OUTER -> Dist.hash(partitionKeys(j, 0));
+      case RIGHT_OUTER -> {
+        int leftWidth = nodes.get(n.getInputs(0)).getSchemaCount();
+        yield Dist.hash(Arrays.stream(partitionKeys(j, 1)).map(k -> leftWidth + k).toArray());
+      }
+      default -> Dist.ANY;
     };
   }
 
@@ -559,7 +584,7 @@ public final class JobCompiler {
         for (int c = 0; c < h.getCallsCount(); c++) {
           AggCall call = orig.getCalls(c);
           boolean minMax = call.getKind() == dev.tide.proto.plan.AggKind.MIN || call.getKind() == dev.tide.proto.plan.AggKind.MAX;
-          if (minMax && !h.getAppendOnlyInput()) {
+          if ((minMax && !h.getAppendOnlyInput()) || call.getKind() == dev.tide.proto.plan.AggKind.COUNT_DISTINCT) {
             List<Field> mm = new ArrayList<>();
             for (int k : g) {
               mm.add(in.field(k));
@@ -611,6 +636,29 @@ public final class JobCompiler {
         int[] pkColumns = pk.stream().mapToInt(Integer::intValue).toArray();
         out.add(table(next, prefix + ".top", Types.schema(input.getSchemaList()).fields(), pkColumns,
             d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
+        return next + 1;
+      }
+      case TOP_N -> {
+        // A group's rows are read by the prefix of its keys: the pk is them, then the input's stream key.
+        PlanNode input = nodes.get(nodes.get(planId).getInputs(0));
+        Set<Integer> pk = new LinkedHashSet<>(b.getTopN().getGroupKeysList());
+        pk.addAll(input.getStreamKeyList());
+        Dist d = provided[planId];
+        b.getTopNBuilder().setTableId(next);
+        out.add(table(next, prefix + ".topn", Types.schema(input.getSchemaList()).fields(), pk.stream().mapToInt(Integer::intValue).toArray(),
+            d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
+        return next + 1;
+      }
+      case SESSION_WINDOW -> {
+        // A partition's rows are read by the prefix of its keys, in time order.
+        PlanNode input = nodes.get(nodes.get(planId).getInputs(0));
+        Set<Integer> pk = new LinkedHashSet<>(b.getSessionWindow().getPartitionKeysList());
+        pk.add(b.getSessionWindow().getTimeColumn());
+        pk.addAll(input.getStreamKeyList());
+        Dist d = provided[planId];
+        b.getSessionWindowBuilder().setTableId(next);
+        out.add(table(next, prefix + ".session", Types.schema(input.getSchemaList()).fields(),
+            pk.stream().mapToInt(Integer::intValue).toArray(), d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
         return next + 1;
       }
       case MATERIALIZE -> {

@@ -11,20 +11,24 @@ import dev.tide.proto.plan.FilterNode;
 import dev.tide.proto.plan.GroupTopNode;
 import dev.tide.proto.plan.HashAggNode;
 import dev.tide.proto.plan.HashJoinNode;
+import dev.tide.proto.plan.JoinCleanup;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.MaterializeNode;
 import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.ProjectNode;
+import dev.tide.proto.plan.SessionWindowNode;
 import dev.tide.proto.plan.SinkNode;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.proto.plan.TopFilterNode;
+import dev.tide.proto.plan.TopNNode;
 import dev.tide.proto.plan.WindowKind;
 import dev.tide.proto.plan.WindowNode;
+import dev.tide.stream.connector.Connectors;
+import dev.tide.stream.connector.SinkConnector;
 import dev.tide.stream.expr.Ex;
 import dev.tide.stream.expr.ExprResolver;
 import dev.tide.stream.source.NexmarkSourceOptions;
-import dev.tide.stream.connector.Connectors;
-import dev.tide.stream.connector.SinkConnector;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -234,6 +238,35 @@ public final class PlanBuilder {
       return window(WindowKind.HOP, timeColumn, size, slide);
     }
 
+    /**
+     * Session windows of {@code timeColumn} per partition of {@code partitionKeys} (none: one
+     * partition): rows less than {@code gap} apart share a session, whose window_start and
+     * window_end (last time + gap) are appended; rows are updated as later rows extend or merge
+     * their sessions. Needs an append-only input.
+     */
+    public Stream session(String timeColumn, List<String> partitionKeys, Duration gap) {
+      int t = column(timeColumn, "session");
+      if (schema.type(t) != DataType.TIMESTAMP) {
+        throw new PlanException("type mismatch in " + where("session") + ": time column '" + timeColumn + "' is "
+            + schema.type(t).sqlName() + ", must be timestamp");
+      }
+      if (gap.toMillis() <= 0) {
+        throw new PlanException(where("session") + ": the gap " + gap.toMillis() + " ms must be positive");
+      }
+      if (!nodes.get(id).getAppendOnly()) {
+        throw new PlanException(where("session") + ": the input can delete or update rows; session windows need an append-only input");
+      }
+      SessionWindowNode.Builder s = SessionWindowNode.newBuilder().setTimeColumn(t)
+          .setGapMs(gap.toMillis());
+      for (String k : partitionKeys) {
+        s.addPartitionKeys(column(k, "session"));
+      }
+      List<Field> fields = new ArrayList<>(schema.fields());
+      fields.add(new Field("window_start", DataType.TIMESTAMP));
+      fields.add(new Field("window_end", DataType.TIMESTAMP));
+      return add(PlanNode.newBuilder().setSessionWindow(s), List.of(this), new Schema(fields), key, Arrays.copyOf(hidden, fields.size()));
+    }
+
     private Stream window(WindowKind kind, String timeColumn, Duration size, Duration slide) {
       String op = kind.name().toLowerCase(java.util.Locale.ROOT);
       int t = column(timeColumn, op);
@@ -273,6 +306,27 @@ public final class PlanBuilder {
      * changes in order at one actor while each row still meets only its exact matches.
      */
     public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy) {
+      return join(right, leftKeys, rightKeys, partitionBy, JoinType.INNER);
+    }
+
+    /**
+     * An equi-join of {@code type}: an outer join also keeps, padded with nulls, the rows of its
+     * preserved side(s) that match no row of the other; see {@link #join(Stream, List, List, List)}.
+     */
+    public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy,
+        JoinType type) {
+      return join(right, leftKeys, rightKeys, partitionBy, type, List.of());
+    }
+
+    /**
+     * A join whose output a later filter bounds in time ({@link Bound}s, e.g. of {@code b.t BETWEEN
+     * a.start AND a.end}): rows that no later row of the other side can match leave the join's state
+     * as the other side's watermark passes them. A bound applies only when both inputs are
+     * append-only and its other column carries a watermark; others are ignored (the join keeps the
+     * rows, which is merely larger). The bounds do not filter: the caller still filters the output.
+     */
+    public Stream join(Stream right, List<String> leftKeys, List<String> rightKeys, List<String> partitionBy,
+        JoinType type, List<Bound> bounds) {
       if (leftKeys.isEmpty()) {
         throw new PlanException("missing key in " + where("join") + ": an equi-join needs at least one key pair");
       }
@@ -283,7 +337,7 @@ public final class PlanBuilder {
       if (leftKeys.size() != rightKeys.size()) {
         throw new PlanException(where("join") + ": " + leftKeys.size() + " left keys but " + rightKeys.size() + " right keys");
       }
-      HashJoinNode.Builder j = HashJoinNode.newBuilder()
+      HashJoinNode.Builder j = HashJoinNode.newBuilder().setJoinType(type)
           .setLeftAppendOnly(nodes.get(id).getAppendOnly()).setRightAppendOnly(nodes.get(right.id).getAppendOnly());
       for (int i = 0; i < leftKeys.size(); i++) {
         int l = column(leftKeys.get(i), "join");
@@ -295,6 +349,17 @@ public final class PlanBuilder {
               + " but " + rightKeys.get(i) + " is " + rt.sqlName());
         }
         j.addLeftKeys(l).addRightKeys(r);
+      }
+      boolean appendOnly = nodes.get(id).getAppendOnly() && nodes.get(right.id).getAppendOnly();
+      for (Bound bound : bounds) {
+        Stream own = bound.left() ? this : right;
+        Stream other = bound.left() ? right : this;
+        int c = own.column(bound.column(), "join");
+        int o = other.column(bound.otherColumn(), "join");
+        if (appendOnly && type == JoinType.INNER && own.schema.type(c) == DataType.TIMESTAMP
+            && other.schema.type(o) == DataType.TIMESTAMP && watermarks(other.id).contains(o)) {
+          j.addCleanups(JoinCleanup.newBuilder().setSide(bound.left() ? 0 : 1).setColumn(c).setOtherColumn(o));
+        }
       }
       for (String p : partitionBy) {
         int pair = leftKeys.indexOf(p);
@@ -572,6 +637,44 @@ public final class PlanBuilder {
       return topRows(column, true, "maxRows");
     }
 
+    /**
+     * Per group, its first {@code limit} rows in the order of {@code orderColumns} (each descending
+     * when its flag says so; nulls greatest), ties broken by the input's stream key ascending, with
+     * their row number appended as {@code rankName} (SQL: {@code ROW_NUMBER() OVER (PARTITION BY
+     * keys ORDER BY ...) AS rankName} and a filter {@code rankName <= limit}). The changelog updates
+     * a row whose number changes; the stream key is the group keys, then the input's.
+     */
+    public Stream topN(List<String> orderColumns, List<Boolean> descending, long limit, String rankName) {
+      String op = "topN";
+      if (limit < 1 || limit > 100_000) {
+        throw new PlanException(in.where(op) + ": limit " + limit + " must be between 1 and 100000");
+      }
+      if (orderColumns.size() != descending.size()) {
+        throw new PlanException(in.where(op) + ": " + orderColumns.size() + " order columns but " + descending.size() + " directions");
+      }
+      if (in.schema.indexOf(rankName) >= 0) {
+        throw new PlanException(in.where(op) + ": the rank column '" + rankName + "' is already a column of the input; name it otherwise");
+      }
+      boolean retracting = !nodes.get(in.id).getAppendOnly();
+      TopNNode.Builder t = TopNNode.newBuilder().setLimit(limit).setRetractingInput(retracting);
+      Set<Integer> outKey = new LinkedHashSet<>();
+      for (int k : keys) {
+        t.addGroupKeys(k);
+        outKey.add(k);
+      }
+      for (int i = 0; i < orderColumns.size(); i++) {
+        t.addOrderColumns(in.column(orderColumns.get(i), op)).addDescending(descending.get(i));
+      }
+      for (int k : in.key) {
+        t.addInputKey(k);
+        outKey.add(k);
+      }
+      List<Field> fields = new ArrayList<>(in.schema.fields());
+      fields.add(new Field(rankName, DataType.BIGINT));
+      return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields),
+          outKey.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(in.hidden, fields.size()));
+    }
+
     /** Per group, the rows that hold the group's least value of {@code column}; see {@link #maxRows}. */
     public Stream minRows(String column) {
       return topRows(column, false, "minRows");
@@ -610,6 +713,12 @@ public final class PlanBuilder {
           outKey.stream().mapToInt(Integer::intValue).toArray(), in.hidden);
     }
   }
+
+  /**
+   * A time bound of a join's matches: rows of one side (the left when {@code left}) match only rows
+   * of the other whose {@code otherColumn} is at most their {@code column}.
+   */
+  public record Bound(boolean left, String column, String otherColumn) {}
 
   /** An expression with an output name. */
   public record Named(Ex expr, String name) {}

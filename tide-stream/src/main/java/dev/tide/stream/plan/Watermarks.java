@@ -1,9 +1,10 @@
 package dev.tide.stream.plan;
 
 import dev.tide.proto.plan.Expr;
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.PlanNodeOrBuilder;
-import dev.tide.stream.source.NexmarkSourceOp;
 import dev.tide.stream.connector.SourceConnector;
+import dev.tide.stream.source.NexmarkSourceOp;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -15,7 +16,7 @@ import java.util.TreeSet;
  * it copies; a window adds its start and end when its time column has one; a local aggregation, an
  * aggregation that emits on window close and a group top over an append-only input keep their
  * group keys'; a join the first pair of join key columns with one on both sides, on both output
- * columns. Every other operator passes none on (a barrier-emitting aggregation's pending output
+ * columns (an outer join not on the columns its null-padded rows leave null). Every other operator passes none on (a barrier-emitting aggregation's pending output
  * could be below one).
  */
 public final class Watermarks {
@@ -71,10 +72,16 @@ public final class Watermarks {
       case HASH_JOIN -> {
         List<Integer> left = node.getHashJoin().getLeftKeysList();
         List<Integer> right = node.getHashJoin().getRightKeysList();
+        JoinType type = node.getHashJoin().getJoinType();
         for (int k = 0; k < left.size(); k++) {
           if (inputs.get(0).contains(left.get(k)) && inputs.get(1).contains(right.get(k))) {
-            out.add(left.get(k));
-            out.add(leftWidth + right.get(k));
+            // An outer join's padded rows have nulls in the other side's keys: no watermark there.
+            if (type == JoinType.INNER || type == JoinType.LEFT_OUTER) {
+              out.add(left.get(k));
+            }
+            if (type == JoinType.INNER || type == JoinType.RIGHT_OUTER) {
+              out.add(leftWidth + right.get(k));
+            }
             break;
           }
         }

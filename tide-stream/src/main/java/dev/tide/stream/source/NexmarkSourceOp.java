@@ -36,7 +36,8 @@ import java.util.stream.IntStream;
  *
  * <p>Watermark: when it emits {@code date_time}, on that column, the event time of the earliest
  * next event among its splits (event time grows with the event id, so no later row of a split is
- * earlier); {@link Long#MAX_VALUE} once every split is exhausted.
+ * earlier), less the {@code watermark-delay-ms} option; {@link Long#MAX_VALUE} once every split is
+ * exhausted.
  */
 public final class NexmarkSourceOp implements SourceOperator {
   private final NexmarkTable table;
@@ -61,6 +62,7 @@ public final class NexmarkSourceOp implements SourceOperator {
   /** Output index of {@code date_time}, or -1 if not emitted. */
   private final int timeColumn;
   private long watermark = Long.MIN_VALUE;
+  private final long watermarkDelayMs;
 
   public NexmarkSourceOp(SourceNode node, ActorContext ctx) {
     Config options = NexmarkSourceOptions.parse(node.getOptionsMap());
@@ -72,6 +74,7 @@ public final class NexmarkSourceOp implements SourceOperator {
     long events = options.get(NexmarkSourceOptions.EVENTS);
     this.limit = events < 0 ? Long.MAX_VALUE : NexmarkGenerator.ordinalsBelow(table, events);
     this.rate = options.get(NexmarkSourceOptions.RATE);
+    this.watermarkDelayMs = options.get(NexmarkSourceOptions.WATERMARK_DELAY_MS);
     this.schedule = RateSchedule.of(rate, options.get(NexmarkSourceOptions.RATE_STEPS));
     this.stateTableId = node.getStateTableId();
     this.ctx = ctx;
@@ -98,7 +101,7 @@ public final class NexmarkSourceOp implements SourceOperator {
       return null;
     }
     long next = splits.length == 0 ? Long.MAX_VALUE : nextEventId();
-    long w = next == Long.MAX_VALUE ? Long.MAX_VALUE : generator.config().eventTimeMillis(next);
+    long w = next == Long.MAX_VALUE ? Long.MAX_VALUE : generator.config().eventTimeMillis(next) - watermarkDelayMs;
     if (w <= watermark) {
       return null;
     }

@@ -25,7 +25,12 @@ public final class NexmarkSourceOptions {
       "Number of splits of the source; actors share them, so parallelism above it leaves actors idle.")
       .withRule(v -> v >= 1 && v <= 4096, "between 1 and 4096");
 
-  public static final List<ConfigOption<?>> ALL = List.of(EVENTS, RATE, RATE_STEPS, SEED, EVENT_TIME_RATE, SPLITS);
+  public static final ConfigOption<Long> WATERMARK_DELAY_MS = ConfigOption.longOption("watermark-delay-ms", 0L,
+      "Milliseconds the source's event-time watermark trails the event time of its next event (SQL: WATERMARK FOR date_time"
+      + " AS date_time - INTERVAL ...); windows that close on watermarks close that much later.")
+      .withRule(v -> v >= 0, "0 or a positive number of milliseconds");
+
+  public static final List<ConfigOption<?>> ALL = List.of(EVENTS, RATE, RATE_STEPS, SEED, EVENT_TIME_RATE, SPLITS, WATERMARK_DELAY_MS);
 
   private NexmarkSourceOptions() {}
 

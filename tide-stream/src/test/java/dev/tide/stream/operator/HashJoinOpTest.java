@@ -126,4 +126,72 @@ class HashJoinOpTest {
     assertThat(text(out)).containsExactlyInAnyOrderElementsOf(rows(
         Chunks.del(1L, 9L, 101L, 1L, 9L), Chunks.del(1L, 9L, 103L, 1L, 9L)));
   }
+
+  /**
+   * Auctions (id, seller) LEFT JOIN bids (auction, price, _row_id): an auction without bids is
+   * padded with nulls, its padded row is deleted when the first bid arrives and inserted again when
+   * the last one leaves; a fresh operator over the same state knows which auctions have bids.
+   */
+  @Test
+  void leftJoinPadsUnmatchedRowsAndRetractsThemWhenAMatchArrives() throws InterruptedException {
+    PlanBuilder b = new PlanBuilder("j");
+    Stream auctions = b.source("nexmark", "auction", OPTS).project("id", "seller");
+    Stream bids = b.source("nexmark", "bid", OPTS).project("auction", "price", "_row_id").groupBy("auction", "_row_id")
+        .agg(Agg.max("price", "price"));
+    auctions.join(bids, List.of("id"), List.of("auction"), List.of(), dev.tide.proto.plan.JoinType.LEFT_OUTER).materialize("j");
+    Harness h = new Harness(b.build());
+    assertThat(h.node(PlanNode.KindCase.HASH_JOIN).getAppendOnly()).isFalse();
+    HashJoinOp join = open(h);
+    List<StreamChunk> out = new ArrayList<>();
+    join.process(0, chunk(TWO_LONGS, ins(1L, 7L), ins(2L, 8L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(ins(1L, 7L, null, null, null), ins(2L, 8L, null, null, null)));
+    join.process(1, chunk(THREE_LONGS, ins(1L, 100L, 50L), ins(1L, 101L, 60L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(1L, 7L, null, null, null), ins(1L, 7L, 1L, 100L, 50L), ins(1L, 7L, 1L, 101L, 60L)));
+    join.onBarrier(h.barrier(), c -> { });
+    HashJoinOp fresh = open(h);
+    fresh.process(1, chunk(THREE_LONGS, Chunks.del(1L, 100L, 50L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(1L, 7L, 1L, 100L, 50L)));
+    fresh.process(1, chunk(THREE_LONGS, Chunks.del(1L, 101L, 60L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(1L, 7L, 1L, 101L, 60L), ins(1L, 7L, null, null, null)));
+    // A left row deleted while unmatched retracts its padded row.
+    fresh.process(0, chunk(TWO_LONGS, Chunks.del(2L, 8L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(Chunks.del(2L, 8L, null, null, null)));
+  }
+
+  /**
+   * Auctions (id, date_time, expires) join bids (auction, date_time, _row_id) where the bid is within
+   * the auction's life: a bid below the auctions' watermark and an auction expired below the bids'
+   * watermark can match nothing later, so they leave state; a fresh operator finds them in state.
+   */
+  @Test
+  void intervalBoundsReleaseRowsAsTheOtherSidesWatermarkPassesThem() throws InterruptedException {
+    PlanBuilder b = new PlanBuilder("j");
+    Stream auctions = b.source("nexmark", "auction", OPTS).project("id", "date_time", "expires");
+    Stream bids = b.source("nexmark", "bid", OPTS).project("auction", "date_time", "_row_id");
+    auctions.join(bids, List.of("id"), List.of("auction"), List.of(), dev.tide.proto.plan.JoinType.INNER,
+            List.of(new PlanBuilder.Bound(false, "date_time", "date_time"), new PlanBuilder.Bound(true, "expires", "date_time")))
+        .materialize("j");
+    Harness h = new Harness(b.build());
+    assertThat(h.node(PlanNode.KindCase.HASH_JOIN).getHashJoin().getCleanupsCount()).isEqualTo(2);
+    DataType[] three = {DataType.BIGINT, DataType.TIMESTAMP, DataType.TIMESTAMP};
+    DataType[] bid = {DataType.BIGINT, DataType.TIMESTAMP, DataType.BIGINT};
+    HashJoinOp join = open(h);
+    List<StreamChunk> out = new ArrayList<>();
+    join.process(1, chunk(bid, ins(1L, 50L, 100L), ins(2L, 80L, 101L)), out::add); // bids before their auctions: stored
+    join.process(0, chunk(three, ins(3L, 60L, 200L), ins(4L, 70L, 90L)), out::add); // auctions without bids yet: stored
+    join.onBarrier(h.barrier(), c -> { });
+    assertThat(stored(h, ".left")).hasSize(2);
+    assertThat(stored(h, ".right")).hasSize(2);
+    HashJoinOp fresh = open(h);
+    // Auctions' watermark 60: no later auction starts before 60, so the bid at 50 is released, not the one at 80.
+    fresh.onWatermark(0, new dev.tide.stream.actor.Watermark(1, 60L), c -> { });
+    fresh.onBarrier(h.barrier(), c -> { });
+    assertThat(stored(h, ".right")).extracting(r -> r.get(0)).containsExactly(2L);
+    // Bids' watermark 95: auction 4 expired at 90, auction 3 (expires 200) stays.
+    fresh.onWatermark(1, new dev.tide.stream.actor.Watermark(1, 95L), c -> { });
+    fresh.onBarrier(h.barrier(), c -> { });
+    assertThat(stored(h, ".left")).extracting(r -> r.get(0)).containsExactly(3L);
+    fresh.process(1, chunk(bid, ins(3L, 150L, 102L)), out::add);
+    assertThat(text(out)).isEqualTo(rows(ins(3L, 60L, 200L, 3L, 150L, 102L)));
+  }
 }
