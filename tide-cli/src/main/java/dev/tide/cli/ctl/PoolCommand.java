@@ -42,8 +42,9 @@ final class PoolCommand implements Callable<Integer> {
       }
       GroupView g = p.getPool();
       int slots = p.getNodesList().stream().filter(n -> n.getState().equals("active")).mapToInt(PoolNode::getSlots).sum();
-      out.println("compute pool on provider " + g.getProvider() + ": jobs want " + p.getWantedSlots() + " slots, active nodes offer "
-          + slots + " (effective with booting requests: " + g.getMetrics().getEffectiveThreads() + ")");
+      out.println("compute pool on provider " + g.getProvider() + ": jobs want " + p.getWantedSlots() + " slot"
+          + (p.getWantedSlots() == 1 ? "" : "s") + ", active nodes offer " + slots + " (effective with booting requests: "
+          + g.getMetrics().getEffectiveThreads() + ")");
       out.println("settings:");
       new TreeMap<>(g.getPropertiesMap()).forEach((k, v) -> out.println("  " + k + " = " + v));
       List<List<String>> rows = new ArrayList<>();

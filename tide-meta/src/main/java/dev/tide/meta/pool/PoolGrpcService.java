@@ -45,7 +45,8 @@ public final class PoolGrpcService extends PoolServiceGrpc.PoolServiceImplBase {
           continue;
         }
         b.addNodes(PoolNode.newBuilder().setWorkerId(w.worker().id()).setResourceId(w.resourceId()).setSlots(w.worker().slots())
-            .setWantedSlots(wanted.getOrDefault(ComputeDemand.instanceId(w.worker().id()), 0)).setState(w.state()));
+            .setWantedSlots(w.state().equals("active") ? wanted.getOrDefault(ComputeDemand.instanceId(w.worker().id()), 0) : 0)
+            .setState(w.state()));
       }
       out.onNext(b.build());
       out.onCompleted();
