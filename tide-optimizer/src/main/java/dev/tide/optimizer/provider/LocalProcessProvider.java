@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * the main class. Processes die with the provider: {@link #close()} stops them all. A process outlives a
  * provider that did not close (its meta was killed): each process carries its group in a JVM property
  * ({@value #GROUP_PROPERTY}), and a provider built later with the same settings adopts the processes
- * whose command line is one it would run (same main class, meta address, role arguments and extra
- * arguments), so that they are listed, released and closed as its own.
+ * whose command line is one it would run (same class path, main class, meta address, role arguments and
+ * extra arguments), so that they are listed, released and closed as its own.
  *
  * <p>Thread-safety: methods are synchronized.
  */
@@ -116,7 +116,9 @@ public final class LocalProcessProvider implements ResourceProvider {
       List<String> expected = new ArrayList<>(List.of(settings.mainClass()));
       expected.addAll(settings.role().args(settings.metaAddress(), spec));
       expected.addAll(settings.extraArgs());
-      if (args.subList(main, args.size()).equals(expected) && h.isAlive()) {
+      int cp = args.indexOf("-cp");
+      boolean sameClasspath = cp >= 0 && cp + 1 < main && args.get(cp + 1).equals(settings.classpath());
+      if (sameClasspath && args.subList(main, args.size()).equals(expected) && h.isAlive()) {
         running.put(spec.resourceId(), new Running(spec, h, settings.logDir().resolve(spec.resourceId() + ".log")));
         LOG.info("{} {} of group {}: process {} adopted (launched before this provider started)", settings.role().noun(),
             spec.resourceId(), spec.group(), h.pid());
