@@ -106,6 +106,30 @@ public record ComputeDemand(int wantedSlots, List<InstanceView> instances, PoolL
     return new ComputeDemand(wanted, out, PoolLoad.of(packed + draining, waiting));
   }
 
+  /**
+   * When each node was last seen busy, after observing this demand at {@code nowMs}: {@code nowMs} for a
+   * busy node, the previous reading for an idle one; nodes no longer listed are dropped. The keeper
+   * rounds only on changes and once a minute, so its own observations alone would start a node's idle
+   * clock at the last round before the demand fell.
+   */
+  public Map<String, Long> lastBusy(Map<String, Long> previous, long nowMs) {
+    Map<String, Long> next = new java.util.TreeMap<>();
+    for (InstanceView i : instances) {
+      if (i.inFlightTasks() > 0) {
+        next.put(i.instanceId(), nowMs);
+      } else if (previous.containsKey(i.instanceId())) {
+        next.put(i.instanceId(), previous.get(i.instanceId()));
+      }
+    }
+    return next;
+  }
+
+  /** The same demand, each node's {@link InstanceView#lastTaskMs} the time {@code lastBusy} says it was last seen busy. */
+  public ComputeDemand withLastBusy(Map<String, Long> lastBusy) {
+    return new ComputeDemand(wantedSlots, instances.stream()
+        .map(i -> lastBusy.containsKey(i.instanceId()) ? i.withLastTaskAt(lastBusy.get(i.instanceId())) : i).toList(), load);
+  }
+
   private static InstanceView view(WorkerHealth w, int inFlight) {
     String id = instanceId(w.worker().id());
     return w.resourceId().isEmpty() ? InstanceView.manual(id, w.worker().slots(), inFlight)

@@ -49,6 +49,7 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
 
   private final Meta meta;
   private final MetaStore store;
+  private final Clock clock;
   private final GroupDefinition definition;
   private final ResourceProvider provider;
   private final ScheduledExecutorService scheduler;
@@ -56,6 +57,8 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
   private final Set<String> keeperDrains = ConcurrentHashMap.newKeySet();
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private volatile String lastSignature = "";
+  /** When each node was last seen busy (wall ms), read every second: where its idle clock starts. Guarded by this. */
+  private Map<String, Long> lastBusy = Map.of();
 
   /**
    * @param provider launches compute nodes that register with meta under their resource id
@@ -65,6 +68,7 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
     this.meta = Objects.requireNonNull(meta, "meta");
     this.store = Objects.requireNonNull(store, "store");
     this.provider = Objects.requireNonNull(provider, "provider");
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.definition = ComputePoolOptions.definition(config);
     if (!definition.provider().equals(provider.name())) {
       throw new IllegalArgumentException("compute pool: provider '" + provider.name() + "' given for compute-pool.provider '"
@@ -107,8 +111,16 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
         .register(registry);
   }
 
-  /** The pool's demand and nodes now. */
+  /** The pool's demand and nodes now, each node with when it was last seen busy. */
   public ComputeDemand demand() {
+    ComputeDemand d = currentDemand();
+    synchronized (this) {
+      lastBusy = d.lastBusy(lastBusy, clock.nowMillis());
+      return d.withLastBusy(lastBusy);
+    }
+  }
+
+  private ComputeDemand currentDemand() {
     List<dev.tide.meta.core.MetaCore.WorkerHealth> workers = meta.workerHealth();
     Set<String> known = new java.util.HashSet<>();
     workers.forEach(w -> known.add(ComputeDemand.instanceId(w.worker().id())));
@@ -119,8 +131,11 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
   private void checkForChanges() {
     try {
       ComputeDemand d = demand();
-      // States too: a drained node turning LEFT keeps the same instance view, yet it is now removable.
-      String signature = d.wantedSlots() + " " + d.instances() + " " + meta.workerHealth().stream()
+      // Not lastTaskMs: a busy node's reading changes every second. States too: a drained node turning LEFT
+      // keeps the same instance view, yet it is now removable.
+      String signature = d.wantedSlots() + " " + d.instances().stream()
+          .map(i -> i.instanceId() + "/" + i.threads() + "/" + i.inFlightTasks() + "/" + i.resourceId().orElse("")).toList() + " "
+          + meta.workerHealth().stream()
           .map(w -> w.worker().id() + ":" + w.state()).toList();
       if (!signature.equals(lastSignature)) {
         lastSignature = signature;

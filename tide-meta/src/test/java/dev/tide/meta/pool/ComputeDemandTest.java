@@ -95,6 +95,53 @@ class ComputeDemandTest {
   }
 
   @Test
+  void aNodesIdleClockStartsWhenItsSlotsWereLastSeenNeededNotAtTheKeepersLastRound() {
+    // The keeper rounds on changes and once a minute; a node busy between two rounds must not be idle since the first.
+    List<WorkerHealth> workers = List.of(worker(1, 2, "active", ""), worker(2, 2, "active", "compute-1-0"));
+    ComputeDemand busy = ComputeDemand.of(workers, List.of(job(JobIntent.fixed(4), 1, 1, 2, 2)), Set.of());
+    Map<String, Long> seen = busy.lastBusy(Map.of(), 1_000);
+    seen = busy.lastBusy(seen, 59_000);
+    assertThat(seen).containsEntry("worker-2", 59_000L);
+    ComputeDemand idle = ComputeDemand.of(workers, List.of(job(JobIntent.fixed(2), 1, 1)), Set.of());
+    seen = idle.lastBusy(seen, 60_000);
+    assertThat(seen).containsEntry("worker-2", 59_000L).containsEntry("worker-1", 60_000L);
+    assertThat(idle.withLastBusy(seen).instances()).extracting(InstanceView::instanceId, InstanceView::lastTaskMs).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("worker-1", 60_000L), org.assertj.core.groups.Tuple.tuple("worker-2", 59_000L));
+    // A node never seen busy has no reading (the keeper's idle clock starts at its first round); gone nodes are forgotten.
+    ComputeDemand gone = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(3, 2, "active", "compute-2-0")),
+        List.of(job(JobIntent.fixed(2), 1, 1)), Set.of());
+    seen = gone.lastBusy(seen, 61_000);
+    assertThat(seen).containsOnlyKeys("worker-1");
+    assertThat(gone.withLastBusy(seen).instances().get(1).lastTaskMs()).isEqualTo(Long.MIN_VALUE);
+  }
+
+  /** The decision core over the pool's demand: an idle-timeout counted from when the node was last seen busy. */
+  @Test
+  void theKeeperDrainsANodeOnlyAnIdleTimeoutAfterItsSlotsWereLastNeeded() {
+    GroupConfig cfg = GroupConfig.parse(ComputePoolOptions.definition(Config.defaults()
+        .with(ComputePoolOptions.PROVIDER, "local").with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30))).properties(), "local",
+        List.of(dev.tide.optimizer.provider.LocalProcessProvider.JVM_OPTIONS));
+    List<WorkerHealth> workers = List.of(worker(1, 2, "active", ""), worker(2, 2, "active", "compute-1-0"));
+    ComputeDemand busy = ComputeDemand.of(workers, List.of(job(JobIntent.fixed(4), 1, 1, 2, 2)), Set.of());
+    dev.tide.optimizer.dra.ScaleDecision first = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(busy.withLastBusy(Map.of())),
+        dev.tide.optimizer.dra.KeeperState.initial(), cfg, 0);
+    // No round for 60 s (nothing changed), the node was seen busy until 59 s, then the job scaled in.
+    ComputeDemand idle = ComputeDemand.of(workers, List.of(job(JobIntent.fixed(2), 1, 1)), Set.of());
+    Map<String, Long> seen = idle.lastBusy(busy.lastBusy(Map.of(), 59_000), 60_000);
+    dev.tide.optimizer.dra.ScaleDecision second = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(idle.withLastBusy(seen)),
+        first.state(), cfg, 60_000);
+    assertThat(second.drain()).as(second.summary()).isEmpty();
+    assertThat(second.nextEvaluationMs()).isEqualTo(89_000);
+    dev.tide.optimizer.dra.ScaleDecision third = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(idle.withLastBusy(seen)),
+        second.state(), cfg, 89_000);
+    assertThat(third.drain()).as(third.summary()).hasValueSatisfying(d -> assertThat(d.instanceId()).isEqualTo("worker-2"));
+  }
+
+  private static dev.tide.optimizer.dra.GroupSnapshot snapshot(ComputeDemand d) {
+    return dev.tide.optimizer.dra.GroupSnapshot.of(ComputePoolOptions.POOL, d.load(), d.instances(), Map.of(), java.util.Optional.empty());
+  }
+
+  @Test
   void optionsBecomeTheGroupsPropertiesAndInvalidOnesNameThePoolKey() {
     Config c = Config.defaults().with(ComputePoolOptions.PROVIDER, "local").with(ComputePoolOptions.MAX_SLOTS, 8)
         .with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(45));

@@ -28,7 +28,7 @@ import java.util.TreeMap;
  * releasing       releasing ──release confirmed | gone from the provider's list──▶ forgotten
  *                 releasing ──release failed──▶ releasing (retried one sustained-backlog-timeout later)
  *                 releasing ──registered after all, release not confirmed──▶ forgotten (an instance now)
- * instance        active ──scale-down──▶ draining(start) ──gone from the snapshot──▶ forgotten
+ * instance        active ──scale-down──▶ draining(start) ──gone from the snapshot──▶ forgotten (its resource releasing unless removed)
  *                 draining ──idle, or drain-timeout passed──▶ removal decided ──release confirmed──▶ released
  *                 draining ──release failed──▶ removal decided again one sustained-backlog-timeout later
  * planning-bound  n ──bound round──▶ n+1 (warn once when n+1 = 2);  any other round ──▶ 0, re-armed

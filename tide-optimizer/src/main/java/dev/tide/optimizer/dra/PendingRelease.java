@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * A resource to release that no draining instance stands for: a request whose boot deadline passed
- * before it registered. It may still start (an unschedulable pod scheduled later), so until the
+ * before it registered, or the resource of a drained instance that was gone before its removal. It may still start (an unschedulable pod scheduled later), so until the
  * provider confirms the release it counts against {@code max-parallelism}, though not as capacity.
  *
  * @param resourceId the provider resource

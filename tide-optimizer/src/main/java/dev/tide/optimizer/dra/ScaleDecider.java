@@ -181,7 +181,8 @@ public final class ScaleDecider {
       if (!demandSeen && up.isEmpty()) {
         drain = scaleDown(registered, draining, lastBusy, cap);
         if (drain.isPresent()) {
-          draining.put(drain.get().instanceId(), Drain.start(now));
+          draining.put(drain.get().instanceId(), Drain.start(now, drain.get().resourceId(),
+              registered.get(drain.get().instanceId()).threads()));
           lastScaleDown = OptionalLong.of(now);
           notes.add(drain.get().reason());
           wake(now, "drain started: remove " + drain.get().instanceId() + " once it is idle");
@@ -337,7 +338,11 @@ public final class ScaleDecider {
 
     /** Decides the release of {@code r} now; the retry, should it fail, is due one sustained interval later. */
     private PendingRelease release(PendingRelease r) {
-      releases.add(new Release(r.resourceId(), r.attempts() + 1, "release " + r.resourceId() + " (request past its boot deadline"
+      return release(r, r.attempts() > 0 ? "retry" : "request past its boot deadline");
+    }
+
+    private PendingRelease release(PendingRelease r, String why) {
+      releases.add(new Release(r.resourceId(), r.attempts() + 1, "release " + r.resourceId() + " (" + why
           + (r.attempts() > 0 ? "; attempt " + (r.attempts() + 1) : "") + ")"));
       return r.attempted(retryAt());
     }
@@ -352,7 +357,14 @@ public final class ScaleDecider {
         InstanceView i = registered.get(e.getKey());
         Drain d = e.getValue();
         if (i == null) {
-          notes.add("drained instance " + e.getKey() + " is gone");
+          // Gone without a confirmed release: released now, unless a removal already did (its outcome says so).
+          boolean removed = d.released() || d.removalAttempts() > 0 && snap.outcome(d.resourceId()).orElse(null) != ProviderOutcome.RELEASE_FAILED;
+          if (removed || d.resourceId().isEmpty()) {
+            notes.add("drained instance " + e.getKey() + " is gone");
+          } else {
+            releasing.add(release(new PendingRelease(d.resourceId(), Math.max(1, d.threads()), now, 0, now),
+                "drained instance " + e.getKey() + " is gone before its removal"));
+          }
           continue;
         }
         String resource = i.resourceId().orElse("");

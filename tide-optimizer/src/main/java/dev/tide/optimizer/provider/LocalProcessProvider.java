@@ -3,16 +3,20 @@ package dev.tide.optimizer.provider;
 import dev.tide.common.auth.ClusterToken;
 import dev.tide.common.config.ConfigOption;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +30,11 @@ import org.slf4j.LoggerFactory;
  * when meta tells it to) is no longer held: {@link #list()} leaves it out.
  *
  * <p>Group property {@code local.jvm-options} (whitespace-separated, e.g. {@code -Xmx512m}) goes before
- * the main class. Processes die with the provider: {@link #close()} stops them all.
+ * the main class. Processes die with the provider: {@link #close()} stops them all. A process outlives a
+ * provider that did not close (its meta was killed): each process carries its group in a JVM property
+ * ({@value #GROUP_PROPERTY}), and a provider built later with the same settings adopts the processes
+ * whose command line is one it would run (same class path, main class, meta address, role arguments and
+ * extra arguments), so that they are listed, released and closed as its own.
  *
  * <p>Thread-safety: methods are synchronized.
  */
@@ -75,7 +83,10 @@ public final class LocalProcessProvider implements ResourceProvider {
     }
   }
 
-  private record Running(LaunchSpec spec, Process process, Path log) {}
+  /** The JVM property ({@code -D…=GROUP}) that marks a launched process with its group. */
+  public static final String GROUP_PROPERTY = "tide.launch.group";
+
+  private record Running(LaunchSpec spec, ProcessHandle process, Path log) {}
 
   private final Settings settings;
   private final String java;
@@ -84,6 +95,37 @@ public final class LocalProcessProvider implements ResourceProvider {
   public LocalProcessProvider(Settings settings) {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessHandle.allProcesses().forEach(this::adoptIfLaunchedBySuch);
+  }
+
+  /** Holds {@code h} if a provider with these settings launched it (a previous meta's child). */
+  private void adoptIfLaunchedBySuch(ProcessHandle h) {
+    if (h.pid() == ProcessHandle.current().pid()) {
+      return;
+    }
+    List<String> args = arguments(h);
+    String marker = "-D" + GROUP_PROPERTY + "=";
+    Optional<String> group = args.stream().filter(a -> a.startsWith(marker)).map(a -> a.substring(marker.length())).findFirst();
+    int main = args.indexOf(settings.mainClass());
+    int id = args.indexOf("--resource-id");
+    if (group.isEmpty() || main < 0 || id < 0 || id + 1 >= args.size()) {
+      return;
+    }
+    try {
+      LaunchSpec spec = LaunchSpec.of(group.get(), args.get(id + 1), settings.role().units(args), Map.of());
+      List<String> expected = new ArrayList<>(List.of(settings.mainClass()));
+      expected.addAll(settings.role().args(settings.metaAddress(), spec));
+      expected.addAll(settings.extraArgs());
+      int cp = args.indexOf("-cp");
+      boolean sameClasspath = cp >= 0 && cp + 1 < main && args.get(cp + 1).equals(settings.classpath());
+      if (sameClasspath && args.subList(main, args.size()).equals(expected) && h.isAlive()) {
+        running.put(spec.resourceId(), new Running(spec, h, settings.logDir().resolve(spec.resourceId() + ".log")));
+        LOG.info("{} {} of group {}: process {} adopted (launched before this provider started)", settings.role().noun(),
+            spec.resourceId(), spec.group(), h.pid());
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("process {} not adopted: {}", h.pid(), e.toString());
+    }
   }
 
   @Override
@@ -103,6 +145,7 @@ public final class LocalProcessProvider implements ResourceProvider {
     if (!jvm.isEmpty()) {
       cmd.addAll(List.of(jvm.split("\\s+")));
     }
+    cmd.add("-D" + GROUP_PROPERTY + "=" + spec.group());
     cmd.addAll(List.of("-cp", settings.classpath(), settings.mainClass()));
     cmd.addAll(settings.role().args(settings.metaAddress(), spec));
     cmd.addAll(settings.extraArgs());
@@ -123,7 +166,7 @@ public final class LocalProcessProvider implements ResourceProvider {
       b.environment().remove(ClusterToken.ENV); // the child gets this cluster's token or none, never the parent's by accident
       settings.token().ifPresent(t -> b.environment().put(ClusterToken.ENV, t));
       Process p = b.start();
-      running.put(spec.resourceId(), new Running(spec, p, log));
+      running.put(spec.resourceId(), new Running(spec, p.toHandle(), log));
       LOG.info("{} {} of group {} started as process {} ({} {}, log {})", settings.role().noun(), spec.resourceId(), spec.group(),
           p.pid(), spec.threads(), settings.role() == LaunchRole.OPTIMIZER ? "threads" : "slots", log);
     } catch (IOException | RuntimeException e) {
@@ -138,14 +181,14 @@ public final class LocalProcessProvider implements ResourceProvider {
     if (r == null) {
       return;
     }
-    Process p = r.process();
+    ProcessHandle p = r.process();
     try {
       p.destroy();
-      if (!p.waitFor(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!exited(p)) {
         LOG.warn("{} {} (process {}) did not stop within {} ms of SIGTERM: killing it", settings.role().noun(), resourceId, p.pid(),
             settings.stopTimeout().toMillis());
         p.destroyForcibly();
-        if (!p.waitFor(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        if (!exited(p)) {
           throw new ProviderException("local " + settings.role().noun() + " " + resourceId + " (process " + p.pid() + ") survived SIGKILL for "
               + settings.stopTimeout().toMillis() + " ms");
         }
@@ -158,9 +201,38 @@ public final class LocalProcessProvider implements ResourceProvider {
     LOG.info("{} {} (process {}) stopped", settings.role().noun(), resourceId, p.pid());
   }
 
-  /** The process launched for {@code resourceId}, if this provider holds one. */
+  /**
+   * The command line of {@code h}: from {@code /proc/PID/cmdline} where there is one, because the JDK
+   * gives no arguments on Linux for a command line over 4 KiB (a class path of jars is longer).
+   */
+  private static List<String> arguments(ProcessHandle h) {
+    Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
+    try {
+      if (Files.isReadable(cmdline)) {
+        String all = Files.readString(cmdline, StandardCharsets.UTF_8);
+        return all.isEmpty() ? List.of() : List.of(all.split("\0"));
+      }
+    } catch (IOException e) {
+      return List.of(); // gone meanwhile, or not ours to read
+    }
+    return h.info().arguments().map(List::of).orElse(List.of());
+  }
+
+  /** Whether {@code p} exited within the stop timeout. */
+  private boolean exited(ProcessHandle p) throws InterruptedException {
+    try {
+      p.onExit().get(settings.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (TimeoutException e) {
+      return !p.isAlive();
+    } catch (ExecutionException e) {
+      return !p.isAlive();
+    }
+  }
+
+  /** The process launched (or adopted) for {@code resourceId}, if this provider holds one. */
   public synchronized Optional<ProcessHandle> process(String resourceId) {
-    return Optional.ofNullable(running.get(resourceId)).map(r -> r.process().toHandle());
+    return Optional.ofNullable(running.get(resourceId)).map(Running::process);
   }
 
   @Override

@@ -127,6 +127,33 @@ class ScaleDownAndDrainTest {
   }
 
   @Test
+  void aDrainedInstanceGoneBeforeItsRemovalHasItsResourceReleasedAtOnce() {
+    // The compute pool: a drained node left and meta forgot it between two rounds, so no round saw it idle.
+    Keeper k = new Keeper(cfg());
+    k.round(snap().launched("i1", 2, 0).build(), T0);
+    k.round(snap().launched("i1", 2, 1).busy(1).build(), T0 + 5 * MIN);
+    k.round(snap().launched("i1", 2, 0).build(), T0 + 10 * MIN);
+    assertThat(k.state.draining()).containsOnlyKeys("i1");
+    ScaleDecision gone = k.round(snap().build(), T0 + 10 * MIN + 1);
+    assertThat(gone.releases()).singleElement().satisfies(r -> {
+      assertThat(r.resourceId()).isEqualTo("res-i1");
+      assertThat(r.reason()).contains("drained instance i1 is gone");
+    });
+    assertThat(gone.state().draining()).isEmpty();
+    assertThat(gone.state().releases()).extracting(PendingRelease::resourceId, PendingRelease::threads)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("res-i1", 2));
+    // A failed release is retried one sustained interval later, and counted against the cap until confirmed.
+    ScaleDecision failed = k.round(snap().outcome("res-i1", ProviderOutcome.RELEASE_FAILED).build(), T0 + 10 * MIN + 2);
+    assertThat(failed.releases()).isEmpty();
+    assertThat(failed.state().releases()).hasSize(1);
+    ScaleDecision retried = k.round(snap().build(), failed.nextEvaluationMs());
+    assertThat(retried.releases()).singleElement().satisfies(r -> assertThat(r.attempt()).isEqualTo(2));
+    ScaleDecision released = k.round(snap().outcome("res-i1", ProviderOutcome.RELEASED).build(), failed.nextEvaluationMs() + 1);
+    assertThat(released.state().releases()).isEmpty();
+    assertThat(released.state().hasProviderWork()).isFalse();
+  }
+
+  @Test
   void drainIsForcedAtDrainTimeout() {
     Keeper k = new Keeper(cfg("dynamic-allocation.drain-timeout", "2min"));
     k.round(snap().launched("i1", 1, 0).build(), T0);

@@ -66,6 +66,34 @@ class LocalProcessProviderTest {
   }
 
   @Test
+  void aProviderStartedLaterAdoptsTheProcessesAnEarlierOneLeftRunningAndOnlyThose() throws Exception {
+    // Meta was killed: its provider never closed, its compute nodes run on; the restarted meta's provider holds them.
+    // A class path of jars, as meta's: the command line is longer than the 4 KiB the JDK reads of it on Linux.
+    String classpath = Path.of(SleepingMain.class.getProtectionDomain().getCodeSource().getLocation().toURI()) + ":"
+        + String.join(":", java.util.Collections.nCopies(100, dir.resolve("lib/some-dependency-1.0.0.jar").toString()));
+    LocalProcessProvider.Settings settings = new LocalProcessProvider.Settings("127.0.0.1:7070", classpath, SleepingMain.class.getName(),
+        dir.resolve("logs"), Optional.empty(), Duration.ofSeconds(20), List.of("--data-dir", dir.toString()), LaunchRole.COMPUTE);
+    LocalProcessProvider before = new LocalProcessProvider(settings);
+    LaunchSpec spec = LaunchSpec.of("compute", "compute-1-0", 2, Map.of(LocalProcessProvider.JVM_OPTIONS.key(), "-Xmx64m"));
+    before.request(spec);
+    ProcessHandle h = before.process("compute-1-0").orElseThrow();
+    Path log = dir.resolve("logs/compute-1-0.log");
+    await().atMost(Duration.ofMinutes(1)).until(() -> Files.exists(log) && Files.readString(log).contains("started compute"));
+
+    LocalProcessProvider otherCluster = new LocalProcessProvider(new LocalProcessProvider.Settings("127.0.0.1:7071", classpath,
+        SleepingMain.class.getName(), dir.resolve("logs"), Optional.empty(), Duration.ofSeconds(20), List.of("--data-dir",
+        dir.toString()), LaunchRole.COMPUTE));
+    assertThat(otherCluster.list()).as("another meta's node").isEmpty();
+    LocalProcessProvider after = new LocalProcessProvider(settings);
+    assertThat(after.list()).containsExactly(LaunchSpec.of("compute", "compute-1-0", 2, Map.of()));
+    after.release("compute-1-0");
+    assertThat(h.isAlive()).isFalse();
+    assertThat(after.list()).isEmpty();
+    before.close();
+    otherCluster.close();
+  }
+
+  @Test
   void closeStopsEveryProcess() throws Exception {
     LocalProcessProvider p = provider(SleepingMain.class.getName());
     p.request(LaunchSpec.of("g", "g-1-0", 1, Map.of()));
