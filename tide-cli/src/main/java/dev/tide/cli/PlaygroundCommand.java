@@ -18,6 +18,7 @@ import dev.tide.cluster.OptimizerGroups;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
+import dev.tide.meta.autoscale.AutoscalerOptions;
 import dev.tide.meta.pool.ComputePoolOptions;
 import dev.tide.meta.group.GroupGrpcService;
 import dev.tide.meta.group.TableGrpcService;
@@ -121,6 +122,9 @@ final class PlaygroundCommand implements Callable<Integer> {
         .with(ComputePoolOptions.MAX_SLOTS, (int) Math.min(1024, PlaygroundScript.scaledOut(settings)))
         .with(ComputePoolOptions.BACKLOG_TIMEOUT, Duration.ofSeconds(2)).with(ComputePoolOptions.SUSTAINED_TIMEOUT, Duration.ofSeconds(2))
         .with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30)).with(ComputePoolOptions.SCALE_DOWN_COOLDOWN, Duration.ofSeconds(2));
+    // The autoscaler on a demo's time scale: decisions after 10 s of stabilization and a 10 s window, scale-down after 20 s.
+    config = config.with(AutoscalerOptions.INTERVAL, Duration.ofSeconds(2)).with(AutoscalerOptions.STABILIZATION, Duration.ofSeconds(10))
+        .with(AutoscalerOptions.METRIC_WINDOW, Duration.ofSeconds(10)).with(AutoscalerOptions.SCALE_DOWN_DELAY, Duration.ofSeconds(20));
 
     Cleanup cleanup = new Cleanup(temporary ? dir : null);
     Thread hook = new Thread(cleanup::run, "tide-playground-cleanup");

@@ -9,6 +9,8 @@ import dev.tide.cluster.CommittedViews.SourceProgress;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.Meta;
+import dev.tide.meta.autoscale.Autoscaler;
+import dev.tide.meta.scale.AutoscaleSpec;
 import dev.tide.meta.MetaStats;
 import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.RescheduleResult;
@@ -131,6 +133,19 @@ public final class Playground {
       }
       return summary(job.layout().allActors().size(), r);
     }
+
+    /**
+     * Hands a running view's job to the autoscaler with {@code 1..max} actors per fragment; its
+     * decisions, taken from the load the actors measure, print as they come.
+     */
+    public String autoscale(String query, int max) {
+      try {
+        RescheduleResult r = cluster.meta().reschedule(RescheduleRequest.autoscale(query, new AutoscaleSpec(1, max, 0)));
+        return "intent " + r.intent().render();
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        return "skipped: " + e.getMessage();
+      }
+    }
   }
 
   /** One line about a reschedule: actors before and after, and what moves. */
@@ -176,6 +191,8 @@ public final class Playground {
     ArrayDeque<Sample> window = new ArrayDeque<>();
     window.add(new Sample(0, Map.of(), Map.of(), cluster.meta().stats(), 0, 0, List.of()));
     KeeperAction lastAction = null;
+    java.util.concurrent.ConcurrentLinkedQueue<Autoscaler.Decision> decisions = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    cluster.meta().autoscaler().onDecision(decisions::add);
     long poolPrintedAtMs = cluster.computePool().map(p -> p.view().recentActions().stream().mapToLong(KeeperAction::atMs).max()
         .orElse(0)).orElse(0L);
     int nextStep = 0;
@@ -192,6 +209,11 @@ public final class Playground {
         for (KeeperAction a : s.actionsAfter(lastAction)) {
           out.println(table.step(s.elapsedNanos(), "optimizer group: " + a.reason()));
           lastAction = a;
+        }
+        // Every autoscaler decision, with the load it was taken from.
+        for (Autoscaler.Decision d; (d = decisions.poll()) != null; ) {
+          out.println(table.step(s.elapsedNanos(), "autoscaler: " + d.job() + " fragment " + d.ensembleRoot() + ": " + d.reason()
+              + (d.outcome().equals("applied") ? "" : " (" + d.outcome() + ")")));
         }
         // And of the compute pool's keeper: nodes launched when q5 wants more slots, drained when it no longer does.
         if (cluster.computePool().isPresent()) {

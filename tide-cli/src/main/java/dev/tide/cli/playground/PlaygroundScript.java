@@ -16,6 +16,8 @@ public final class PlaygroundScript {
 
   /** The view the standard script rescales while it runs. */
   static final String SCALED = "q5";
+  /** The view the standard script hands to the autoscaler. */
+  static final String AUTOSCALED = "q7";
   /**
    * The compaction burst: a bounded job whose view takes every bid, at a rate that spans many
    * barriers (unthrottled, the engine would finish it in two or three, too few L0 files for a
@@ -30,7 +32,8 @@ public final class PlaygroundScript {
   static final Duration BURST_MIN_DURATION = Duration.ofSeconds(60);
 
   /**
-   * Starts every view's query at 0s; at 10% of the duration (runs of a minute or more) a compaction
+   * Starts every view's query at 0s; at 5% hands q7 to the autoscaler (which sizes it from the load
+   * its actors measure); at 10% of the duration (runs of a minute or more) a compaction
    * burst; at 30% of the duration scales q5 out to twice the cluster's
    * slots (a fixed parallelism: the compute pool adds nodes for it), at 60% back in to {@code adaptive}
    * (one actor per slot; the added nodes drain 30 s later); the playground then runs until its
@@ -40,6 +43,11 @@ public final class PlaygroundScript {
     List<PlaygroundStep> steps = new ArrayList<>();
     for (PlaygroundView v : views) {
       steps.add(new PlaygroundStep(Duration.ZERO, "start " + v.query(), session -> session.submit(v)));
+    }
+    if (views.stream().anyMatch(v -> v.query().equals(AUTOSCALED))) {
+      int max = scaledOut(settings);
+      steps.add(new PlaygroundStep(fraction(settings.duration(), 5), "hand " + AUTOSCALED + " to the autoscaler (1.." + max
+          + " actors per fragment)", session -> session.autoscale(AUTOSCALED, max)));
     }
     if (settings.duration().compareTo(BURST_MIN_DURATION) >= 0) {
       steps.add(new PlaygroundStep(fraction(settings.duration(), 10), "backfill " + BURST_QUERY + " over " + Cells.count(BURST_EVENTS)

@@ -51,10 +51,12 @@ class PlaygroundScalingTest {
     assertThat(added.exitCode()).as(added.err()).isZero();
     assertThat(added.out()).startsWith("worker 3 added with 1 slot;");
     assertThat(shown.out()).startsWith("workers: 3 (3 slots)\n").containsPattern("\\n +q5 +1 ");
-    assertThat(out.toString()).contains("Script: scale q5 out to 4 at 3s, then scale q5 back in to adaptive at 6s",
+    assertThat(out.toString()).contains("Script: hand q7 to the autoscaler (1..4 actors per fragment) at ",
+        "then scale q5 out to 4 at 3s, then scale q5 back in to adaptive at 6s",
         "  more: ctl fragments q5 | scale q5");
     assertThat(out.toString()).containsPattern("  3s  >> scale q5 out to 4: [0-9]+ -> [0-9]+ actors, [0-9]+ vnodes and [0-9]+ splits move\\n");
     assertThat(out.toString()).containsPattern("  6s  >> scale q5 back in to adaptive: ");
+    assertThat(out.toString()).containsPattern(">> hand q7 to the autoscaler \\(1\\.\\.4 actors per fragment\\): intent adaptive;auto=1\\.\\.4");
     // The default optimizer group's registered instances show in every row.
     assertThat(out.toString()).contains("q7 rows  optimizers  opt tasks\n");
   }
