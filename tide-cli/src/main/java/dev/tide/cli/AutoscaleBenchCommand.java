@@ -167,7 +167,7 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
           + timeline.actions().stream().filter(a -> a.who().equals("compute pool")).count() + " of the compute pool; recoveries "
           + cluster.meta().stats().recoveries());
     } finally {
-      deleteQuietly(dir);
+      TempDirs.deleteTree(dir);
     }
     timeline.writeCsv(outDir.resolve("timeline.csv"));
     timeline.writePng(outDir.resolve("autoscale.png"), "Tide autoscaler and compute pool: " + query + ", trace " + trace);
@@ -231,11 +231,4 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
     return total;
   }
 
-  private static void deleteQuietly(Path dir) {
-    try (var walk = Files.walk(dir)) {
-      walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (java.io.IOException e) {
-      // a temporary directory: left for the system to clean
-    }
-  }
 }

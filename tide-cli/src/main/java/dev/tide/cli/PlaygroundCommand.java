@@ -268,16 +268,9 @@ final class PlaygroundCommand implements Callable<Integer> {
         ShutdownLogs.quietly(cluster::close);
       }
       if (temporaryDir != null) {
-        deleteTree(temporaryDir);
+        TempDirs.deleteTree(temporaryDir);
       }
     }
   }
 
-  static void deleteTree(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // Best effort: a leftover temporary directory is harmless.
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package dev.tide.cli.bench;
 
+import dev.tide.cli.TempDirs;
 import dev.tide.cli.logging.ShutdownLogs;
 import dev.tide.cluster.EmbeddedKafka;
 import dev.tide.cluster.LocalCluster;
@@ -8,13 +9,11 @@ import dev.tide.meta.MetaOptions;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.PlanBuilder;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,7 +159,7 @@ public final class KafkaBench {
         ShutdownLogs.quietly(cluster::close);
       }
     } finally {
-      deleteTree(dir);
+      TempDirs.deleteTree(dir);
     }
   }
 
@@ -233,9 +232,4 @@ public final class KafkaBench {
     return java.util.Arrays.stream(count).filter(c -> c > 0).count();
   }
 
-  private static void deleteTree(Path root) throws IOException {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
-  }
 }

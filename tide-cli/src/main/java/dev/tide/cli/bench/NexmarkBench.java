@@ -1,5 +1,6 @@
 package dev.tide.cli.bench;
 
+import dev.tide.cli.TempDirs;
 import dev.tide.cli.logging.ShutdownLogs;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
@@ -12,10 +13,8 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Runs one Nexmark query over a bounded, unthrottled stream on a fresh {@link LocalCluster} in a
@@ -74,7 +73,7 @@ public final class NexmarkBench {
       return new BenchResult(query, settings.events(), now - start, cpu, cluster.meta().stats().recoveries(), done);
     } finally {
       ShutdownLogs.quietly(cluster::close);
-      deleteTree(dir);
+      TempDirs.deleteTree(dir);
     }
   }
 
@@ -86,11 +85,4 @@ public final class NexmarkBench {
     return -1;
   }
 
-  private static void deleteTree(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // Best effort: a leftover temporary directory is harmless.
-    }
-  }
 }

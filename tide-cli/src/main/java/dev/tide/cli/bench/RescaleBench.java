@@ -1,5 +1,6 @@
 package dev.tide.cli.bench;
 
+import dev.tide.cli.TempDirs;
 import dev.tide.cli.logging.ShutdownLogs;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
@@ -15,13 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * Runs the rescale benchmark for one state size on a fresh {@link LocalCluster} in a temporary
@@ -104,7 +103,7 @@ public final class RescaleBench {
         probe.close();
       }
       ShutdownLogs.quietly(cluster::close);
-      deleteTree(dir);
+      TempDirs.deleteTree(dir);
     }
   }
 
@@ -168,11 +167,4 @@ public final class RescaleBench {
     }
   }
 
-  private static void deleteTree(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // Best effort: a leftover temporary directory is harmless.
-    }
-  }
 }
