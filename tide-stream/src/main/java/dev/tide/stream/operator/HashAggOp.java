@@ -36,8 +36,9 @@ import java.util.TreeMap;
  * keeps the multiset of its values the same way over any input; its count, in the state row,
  * changes when a value's multiplicity leaves or reaches zero.
  *
- * <p>Cache: groups touched since the last barrier live in memory; clean groups are evicted when the
- * cache exceeds its bound (state is in the store, so eviction is always safe). Groups whose key
+ * <p>Cache: groups live in memory ({@link KeyCache}, two generations); groups not touched for a
+ * while are evicted at barriers, when every group is clean (state is in the store, so eviction is
+ * always safe). Groups whose key
  * columns are all integers (INT, BIGINT, TIMESTAMP) and not null are found by their long values,
  * without boxing per row; other keys by their boxed values.
  *
@@ -70,8 +71,8 @@ public final class HashAggOp implements Operator {
   private StateTable result;
   private StateTable[] minmax;
   private final AggKind[] kinds;
-  private final Map<List<Object>, Group> cache = new HashMap<>();
-  private final LongKeyMap<Group> longCache; // null unless every key column is an integer
+  private final KeyCache<Group> cache;
+  private final boolean integerKeys; // every key column is an integer: non-null keys are found by their longs
   private final long[] probe;
   private final List<Group> dirty = new ArrayList<>();
   private final ChunkBuilder builder;
@@ -134,7 +135,8 @@ public final class HashAggOp implements Operator {
     for (DataType t : groupTypes) {
       integers &= t == DataType.INT || t == DataType.BIGINT || t == DataType.TIMESTAMP;
     }
-    this.longCache = integers ? new LongKeyMap<>(groupKeys.length) : null;
+    this.integerKeys = integers;
+    this.cache = new KeyCache<>(integers ? groupKeys.length : 0, MAX_CACHED_GROUPS);
     this.probe = new long[groupKeys.length];
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
     this.stateWidth = groupKeys.length + AggLayout.stateFields(node.getCallsList(), inputTypes).size();
@@ -428,11 +430,11 @@ public final class HashAggOp implements Operator {
 
   /** The group of row {@code row}, from the cache or else loaded. */
   private Group group(Column[] keyColumns, int row) {
-    if (longCache != null && probeOf(keyColumns, row, probe)) {
-      Group g = longCache.get(probe);
+    if (integerKeys && probeOf(keyColumns, row, probe)) {
+      Group g = cache.get(probe);
       if (g == null) {
         g = load(boxedKey(keyColumns, row));
-        longCache.put(probe, g);
+        cache.put(probe, g);
       }
       return g;
     }
@@ -472,7 +474,7 @@ public final class HashAggOp implements Operator {
   /** Puts a group in the cache under its key (as {@link #group} looks it up). */
   private void remember(Group g) {
     if (probeOfKey(g.key)) {
-      longCache.put(probe, g);
+      cache.put(probe, g);
     } else {
       cache.put(Arrays.asList(g.key), g);
     }
@@ -481,7 +483,7 @@ public final class HashAggOp implements Operator {
   /** Drops a group from the cache. */
   private void forget(Group g) {
     if (probeOfKey(g.key)) {
-      longCache.remove(probe);
+      cache.remove(probe);
     } else {
       cache.remove(Arrays.asList(g.key));
     }
@@ -489,7 +491,7 @@ public final class HashAggOp implements Operator {
 
   /** Whether a group key is found in the long cache; if so, fills {@link #probe} with it. */
   private boolean probeOfKey(Object[] key) {
-    if (longCache == null) {
+    if (!integerKeys) {
       return false;
     }
     for (int k = 0; k < key.length; k++) {
@@ -503,14 +505,11 @@ public final class HashAggOp implements Operator {
 
   /** Groups in the cache (for tests of eviction). */
   int cachedGroups() {
-    return cache.size() + (longCache == null ? 0 : longCache.size());
+    return cache.size();
   }
 
   private void clearCache() {
     cache.clear();
-    if (longCache != null) {
-      longCache.clear();
-    }
   }
 
   /** A group not in the cache: its state row, or a new group (always, with windows closing: every open group is cached). */
@@ -629,8 +628,8 @@ public final class HashAggOp implements Operator {
         t.commit(barrier.prevEpoch());
       }
     }
-    if (windowKey < 0 && cachedGroups() > MAX_CACHED_GROUPS) {
-      clearCache();
+    if (windowKey < 0) {
+      cache.age(); // every group is clean now: evicting one is safe
     }
   }
 
@@ -649,10 +648,7 @@ public final class HashAggOp implements Operator {
     } else {
       // Entries of lost vnodes go now, so none is stale if the vnode comes back after another actor
       // owned it; entries of kept vnodes stay valid.
-      cache.values().removeIf(g -> !result.owns(g.key));
-      if (longCache != null) {
-        longCache.retainIf((k, g) -> result.owns(g.key));
-      }
+      cache.retainIf((k, g) -> result.owns(g.key));
     }
   }
 

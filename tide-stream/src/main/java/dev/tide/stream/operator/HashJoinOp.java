@@ -30,8 +30,9 @@ import java.util.TreeMap;
  * rows carry the input row's op (update pairs become delete + insert, as a pair's matches differ).
  * Null keys never match and are not stored.
  *
- * <p>Cache: per side, join key → rows, filled on lookup and kept in step with writes; cleared when
- * it grows past its bound. Keys whose columns are all integers are found by their long values, and
+ * <p>Cache: per side, join key → rows ({@link KeyCache}, two generations), filled on lookup and by
+ * the first row of a key the key filter proves new, and kept in step with writes; a key whose rows
+ * a watermark deletes leaves it. Keys whose columns are all integers are found by their long values, and
  * rows are written to state and to the output from the chunk's columns, so a row that matches
  * nothing boxes nothing. The state tables' key filter answers lookups of join keys without rows
  * (the common case of a new key) without a store read. A side whose join key covers its stream key
@@ -75,8 +76,7 @@ public final class HashJoinOp implements Operator {
   private final boolean integerKeys;
   private final ActorContext ctx;
   private final StateTable[] tables = new StateTable[2];
-  private final List<Map<List<Object>, KeyRows>> caches = List.of(new HashMap<>(), new HashMap<>());
-  private final List<LongKeyMap<KeyRows>> longCaches;
+  private final List<KeyCache<KeyRows>> caches;
   private final ChunkBuilder builder;
   private final long[] probe;
   private Object[] boxedKey; // the current row's key when keys are not integers
@@ -105,7 +105,8 @@ public final class HashJoinOp implements Operator {
       }
     }
     this.integerKeys = integers;
-    this.longCaches = integers ? List.of(new LongKeyMap<>(keys[0].length), new LongKeyMap<>(keys[0].length)) : null;
+    int width = integers ? keys[0].length : 0;
+    this.caches = List.of(new KeyCache<>(width, MAX_CACHED_KEYS), new KeyCache<>(width, MAX_CACHED_KEYS));
     this.probe = new long[keys[0].length];
     tableIds[0] = node.getLeftTableId();
     tableIds[1] = node.getRightTableId();
@@ -144,7 +145,6 @@ public final class HashJoinOp implements Operator {
 
   /** Deletes the rows the bounds release once the other side's watermark on their other column reached {@code value}. */
   private void cleanBounded(int side, Watermark watermark) {
-    boolean any = false;
     for (int c = 0; c < cleanups.size(); c++) {
       JoinCleanup b = cleanups.get(c);
       if (b.getSide() != 1 - side || b.getOtherColumn() != watermark.column() || watermark.value() <= cleanedBelowByBound[c]) {
@@ -166,13 +166,10 @@ public final class HashJoinOp implements Operator {
       for (List<Object[]> pks : released.values()) {
         for (Object[] pk : pks) {
           t.deleteByPk(pk);
-          any = true;
+          forget(b.getSide(), pk);
         }
       }
       released.clear();
-    }
-    if (any) {
-      clearCaches();
     }
   }
 
@@ -274,6 +271,10 @@ public final class HashJoinOp implements Operator {
       int after = -1;
       if (!settled) {
         KeyRows own = preserved[other] || (insert && unique[side]) ? rows(side, true) : cached(side);
+        if (own == null && insert && tables[side].provenEmpty(currentPrefix(side))) {
+          own = new KeyRows(new ArrayList<>(), tables[side]); // its first row: cached, so the other side finds it
+          cache(side, own);
+        }
         before = own == null ? -1 : own.rows.size();
         if (insert) {
           tables[side].put(chunk, i, rowVnodes[i]);
@@ -334,16 +335,12 @@ public final class HashJoinOp implements Operator {
       return;
     }
     cleanedBelow = bound;
-    boolean any = false;
     for (int s = 0; s < 2; s++) {
       StateTable t = tables[s];
       for (Object[] pk : windows[s].takeBelow(bound, () -> t.scanOwned().stream().map(t::pkOf).toList())) {
         t.deleteByPk(pk);
-        any = true;
+        forget(s, pk);
       }
-    }
-    if (any) {
-      clearCaches();
     }
     // A key column that padded rows leave null (the other side's of an outer join) carries none.
     if (!preserved[1]) {
@@ -387,21 +384,16 @@ public final class HashJoinOp implements Operator {
 
   /** The cached rows of one side under the current key, or null. */
   private KeyRows cached(int side) {
-    return integerKeys ? longCaches.get(side).get(probe) : caches.get(side).get(Arrays.asList(boxedKey));
+    return integerKeys ? caches.get(side).get(probe) : caches.get(side).get(Arrays.asList(boxedKey));
   }
 
   /** The rows of one side under the current key: cached, or scanned from state (and cached if {@code keep}). */
   private KeyRows rows(int side, boolean keep) {
     KeyRows rows = cached(side);
     if (rows == null) {
-      Object[] prefix = integerKeys ? prefixOf(keyTypes[side], probe) : prefixOf(keyTypes[side], boxedKey);
-      rows = new KeyRows(new ArrayList<>(tables[side].scanPrefix(prefix)), tables[side]);
+      rows = new KeyRows(new ArrayList<>(tables[side].scanPrefix(currentPrefix(side))), tables[side]);
       if (keep) {
-        if (integerKeys) {
-          longCaches.get(side).put(probe, rows);
-        } else {
-          caches.get(side).put(Arrays.asList(boxedKey), rows);
-        }
+        cache(side, rows);
       }
     }
     return rows;
@@ -424,10 +416,7 @@ public final class HashJoinOp implements Operator {
     for (int s = 0; s < 2; s++) {
       StateTable t = tables[s];
       DataType[] types = keyTypes[s];
-      caches.get(s).keySet().removeIf(k -> !t.owns(prefixOf(types, k.toArray())));
-      if (integerKeys) {
-        longCaches.get(s).retainIf((k, rows) -> t.owns(prefixOf(types, k)));
-      }
+      caches.get(s).retainIf((k, rows) -> t.owns(prefixOf(types, k)));
     }
   }
 
@@ -453,25 +442,43 @@ public final class HashJoinOp implements Operator {
   public void onBarrier(Barrier barrier, Emitter out) {
     tables[0].commit(barrier.prevEpoch());
     tables[1].commit(barrier.prevEpoch());
-    for (int s = 0; s < 2; s++) {
-      if (caches.get(s).size() + (integerKeys ? longCaches.get(s).size() : 0) > MAX_CACHED_KEYS) {
-        caches.get(s).clear();
-        if (integerKeys) {
-          longCaches.get(s).clear();
-        }
-      }
-    }
+    caches.forEach(KeyCache::age);
   }
 
   /** Join keys cached for one side (for tests of eviction). */
   int cachedKeys(int side) {
-    return caches.get(side).size() + (integerKeys ? longCaches.get(side).size() : 0);
+    return caches.get(side).size();
   }
 
-  private void clearCaches() {
-    caches.forEach(Map::clear);
+  /** The state-table key prefix of the current key on {@code side}. */
+  private Object[] currentPrefix(int side) {
+    return integerKeys ? prefixOf(keyTypes[side], probe) : prefixOf(keyTypes[side], boxedKey);
+  }
+
+  /** Puts {@code rows} in {@code side}'s cache under the current key. */
+  private void cache(int side, KeyRows rows) {
     if (integerKeys) {
-      longCaches.forEach(LongKeyMap::clear);
+      caches.get(side).put(probe, rows);
+    } else {
+      caches.get(side).put(Arrays.asList(boxedKey), rows);
+    }
+  }
+
+  /** Drops from {@code side}'s cache the join key of a row deleted by its pk (which the join key leads). */
+  private void forget(int side, Object[] pk) {
+    int k = keys[side].length;
+    if (integerKeys) {
+      long[] key = new long[k];
+      for (int i = 0; i < k; i++) {
+        key[i] = ((Number) pk[i]).longValue();
+      }
+      caches.get(side).remove(key);
+    } else {
+      Object[] key = new Object[k];
+      for (int i = 0; i < k; i++) {
+        key[i] = normalize(pk[i]);
+      }
+      caches.get(side).remove(Arrays.asList(key));
     }
   }
 }

@@ -100,10 +100,12 @@ public final class NexmarkQueries {
             .project("auction", "price", "bidder", "date_time", "_row_id");
       }
       case "q8" -> {
+        // Each window's persons and sellers are emitted once, when the watermark closes the window;
+        // the join forgets a window once both sides' watermarks passed it.
         Stream persons = b.source("nexmark", "person", options).tumble("date_time", TUMBLE)
-            .groupBy("id", "name", "window_start").agg();
+            .groupBy("id", "name", "window_start").emitOnWindowClose("window_start").agg();
         Stream sellers = b.source("nexmark", "auction", options).tumble("date_time", TUMBLE)
-            .groupBy("seller", "window_start").agg();
+            .groupBy("seller", "window_start").emitOnWindowClose("window_start").agg();
         yield persons.join(sellers, List.of("id", "window_start"), List.of("seller", "window_start"))
             .project("id", "name", "window_start");
       }

@@ -313,6 +313,14 @@ public final class StateTable {
   }
 
   /**
+   * Whether the key filter proves that no row's pk starts with {@code prefix} (the whole pk or the
+   * filter's prefix columns); false when it cannot tell.
+   */
+  public boolean provenEmpty(Object[] prefix) {
+    return prefixStart(prefix) == null;
+  }
+
+  /**
    * Rows whose pk starts with {@code prefix} (which must include every dist key column), ascending.
    * The iterator reads a snapshot of the memtable; do not write the table while iterating.
    */

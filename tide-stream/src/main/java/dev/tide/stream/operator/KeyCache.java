@@ -1,0 +1,138 @@
+package dev.tide.stream.operator;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiPredicate;
+
+/**
+ * An operator's bounded in-memory cache of state by key, in two generations: entries are put in
+ * the young one, an entry found in the old one moves back to the young one, and {@link #age} (at a
+ * barrier) drops the old generation and makes the young one old once the young one holds half the
+ * bound. So the keys used since the last ageing stay, and the cache holds at most about the bound:
+ * unlike clearing everything when full, the hot keys survive an eviction.
+ *
+ * <p>Keys are either fixed-width longs ({@link LongKeyMap}, no boxing per row) or lists of boxed
+ * values; one cache uses one kind. Eviction is always safe for the callers (state is in the
+ * store); an entry removed or evicted is read again from there.
+ *
+ * <p>Thread-safety: confined to the actor thread.
+ */
+final class KeyCache<V> {
+  private final int width;
+  private final int bound;
+  private LongKeyMap<V> youngLongs;
+  private LongKeyMap<V> oldLongs;
+  private Map<List<Object>, V> young = new HashMap<>();
+  private Map<List<Object>, V> old = new HashMap<>();
+
+  /** @param width the number of key columns when keys are longs, or 0 for boxed keys only */
+  KeyCache(int width, int bound) {
+    this.width = width;
+    this.bound = bound;
+    if (width > 0) {
+      youngLongs = new LongKeyMap<>(width);
+      oldLongs = new LongKeyMap<>(width);
+    }
+  }
+
+  V get(long[] key) {
+    V v = youngLongs.get(key);
+    if (v == null) {
+      v = oldLongs.get(key);
+      if (v != null) {
+        oldLongs.remove(key);
+        youngLongs.put(key, v);
+      }
+    }
+    return v;
+  }
+
+  V get(List<Object> key) {
+    V v = young.get(key);
+    if (v == null) {
+      v = old.remove(key);
+      if (v != null) {
+        young.put(key, v);
+      }
+    }
+    return v;
+  }
+
+  void put(long[] key, V value) {
+    youngLongs.put(key, value);
+    oldLongs.remove(key);
+  }
+
+  void put(List<Object> key, V value) {
+    young.put(key, value);
+    old.remove(key);
+  }
+
+  void remove(long[] key) {
+    youngLongs.remove(key);
+    oldLongs.remove(key);
+  }
+
+  void remove(List<Object> key) {
+    young.remove(key);
+    old.remove(key);
+  }
+
+  int size() {
+    return young.size() + old.size() + (width > 0 ? youngLongs.size() + oldLongs.size() : 0);
+  }
+
+  /** Ages the cache if the young generation holds half the bound (see the class comment). */
+  void age() {
+    int youngSize = young.size() + (width > 0 ? youngLongs.size() : 0);
+    if (youngSize * 2 < bound) {
+      return;
+    }
+    Map<List<Object>, V> dropped = old;
+    dropped.clear();
+    old = young;
+    young = dropped;
+    if (width > 0) {
+      LongKeyMap<V> droppedLongs = oldLongs;
+      droppedLongs.clear();
+      oldLongs = youngLongs;
+      youngLongs = droppedLongs;
+    }
+  }
+
+  void clear() {
+    young.clear();
+    old.clear();
+    if (width > 0) {
+      youngLongs.clear();
+      oldLongs.clear();
+    }
+  }
+
+  /** Keeps only the entries {@code keep} accepts; long keys are given to it boxed (as Longs). */
+  void retainIf(BiPredicate<Object[], V> keep) {
+    for (Map<List<Object>, V> m : List.of(young, old)) {
+      for (Iterator<Map.Entry<List<Object>, V>> it = m.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<List<Object>, V> e = it.next();
+        if (!keep.test(e.getKey().toArray(), e.getValue())) {
+          it.remove();
+        }
+      }
+    }
+    if (width > 0) {
+      BiPredicate<long[], V> keepLongs = (k, v) -> keep.test(boxed(k), v);
+      youngLongs.retainIf(keepLongs);
+      oldLongs.retainIf(keepLongs);
+    }
+  }
+
+  private static Object[] boxed(long[] key) {
+    Object[] out = new Object[key.length];
+    for (int i = 0; i < key.length; i++) {
+      out[i] = key[i];
+    }
+    return out;
+  }
+}
