@@ -136,7 +136,7 @@ public final class HashAggOp implements Operator {
       integers &= t == DataType.INT || t == DataType.BIGINT || t == DataType.TIMESTAMP;
     }
     this.integerKeys = integers;
-    this.cache = new KeyCache<>(integers ? groupKeys.length : 0, MAX_CACHED_GROUPS);
+    this.cache = integers ? new KeyCache<>(groupKeys.length, MAX_CACHED_GROUPS) : new KeyCache<>(MAX_CACHED_GROUPS);
     this.probe = new long[groupKeys.length];
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
     this.stateWidth = groupKeys.length + AggLayout.stateFields(node.getCallsList(), inputTypes).size();

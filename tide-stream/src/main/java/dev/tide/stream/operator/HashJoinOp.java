@@ -66,6 +66,10 @@ import java.util.TreeMap;
 public final class HashJoinOp implements Operator {
   private static final int MAX_CACHED_KEYS = 100_000;
 
+  private static <V> KeyCache<V> newCache(boolean integerKeys, int width) {
+    return integerKeys ? new KeyCache<>(width, MAX_CACHED_KEYS) : new KeyCache<>(MAX_CACHED_KEYS);
+  }
+
   private final int[][] keys = new int[2][];
   private final DataType[][] keyTypes = new DataType[2][];
   private final int[] tableIds = new int[2];
@@ -105,8 +109,7 @@ public final class HashJoinOp implements Operator {
       }
     }
     this.integerKeys = integers;
-    int width = integers ? keys[0].length : 0;
-    this.caches = List.of(new KeyCache<>(width, MAX_CACHED_KEYS), new KeyCache<>(width, MAX_CACHED_KEYS));
+    this.caches = List.of(newCache(integers, keys[0].length), newCache(integers, keys[0].length));
     this.probe = new long[keys[0].length];
     tableIds[0] = node.getLeftTableId();
     tableIds[1] = node.getRightTableId();

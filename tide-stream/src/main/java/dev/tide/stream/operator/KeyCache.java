@@ -20,21 +20,25 @@ import java.util.function.BiPredicate;
  * <p>Thread-safety: confined to the actor thread.
  */
 final class KeyCache<V> {
-  private final int width;
+  private final boolean longKeys;
   private final int bound;
   private LongKeyMap<V> youngLongs;
   private LongKeyMap<V> oldLongs;
   private Map<List<Object>, V> young = new HashMap<>();
   private Map<List<Object>, V> old = new HashMap<>();
 
-  /** @param width the number of key columns when keys are longs, or 0 for boxed keys only */
-  KeyCache(int width, int bound) {
-    this.width = width;
+  /** A cache of boxed keys only. */
+  KeyCache(int bound) {
+    this.longKeys = false;
     this.bound = bound;
-    if (width > 0) {
-      youngLongs = new LongKeyMap<>(width);
-      oldLongs = new LongKeyMap<>(width);
-    }
+  }
+
+  /** A cache that also takes keys of {@code width} longs (0 for the single key of a global group). */
+  KeyCache(int width, int bound) {
+    this.longKeys = true;
+    this.bound = bound;
+    youngLongs = new LongKeyMap<>(width);
+    oldLongs = new LongKeyMap<>(width);
   }
 
   V get(long[] key) {
@@ -81,12 +85,12 @@ final class KeyCache<V> {
   }
 
   int size() {
-    return young.size() + old.size() + (width > 0 ? youngLongs.size() + oldLongs.size() : 0);
+    return young.size() + old.size() + (longKeys ? youngLongs.size() + oldLongs.size() : 0);
   }
 
   /** Ages the cache if the young generation holds half the bound (see the class comment). */
   void age() {
-    int youngSize = young.size() + (width > 0 ? youngLongs.size() : 0);
+    int youngSize = young.size() + (longKeys ? youngLongs.size() : 0);
     if (youngSize * 2 < bound) {
       return;
     }
@@ -94,7 +98,7 @@ final class KeyCache<V> {
     dropped.clear();
     old = young;
     young = dropped;
-    if (width > 0) {
+    if (longKeys) {
       LongKeyMap<V> droppedLongs = oldLongs;
       droppedLongs.clear();
       oldLongs = youngLongs;
@@ -105,7 +109,7 @@ final class KeyCache<V> {
   void clear() {
     young.clear();
     old.clear();
-    if (width > 0) {
+    if (longKeys) {
       youngLongs.clear();
       oldLongs.clear();
     }
@@ -121,7 +125,7 @@ final class KeyCache<V> {
         }
       }
     }
-    if (width > 0) {
+    if (longKeys) {
       BiPredicate<long[], V> keepLongs = (k, v) -> keep.test(boxed(k), v);
       youngLongs.retainIf(keepLongs);
       oldLongs.retainIf(keepLongs);
