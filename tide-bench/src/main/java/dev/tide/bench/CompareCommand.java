@@ -30,25 +30,27 @@ import picocli.CommandLine.Spec;
 /**
  * {@code tide bench compare}: each Nexmark query on Tide and on Flink, engines alternating
  * (Tide, Flink, Tide, Flink, ...), each run in a fresh JVM ({@link EngineRun}). A query's figures are
- * reported only if every run of both engines produced the same result fingerprint.
+ * reported only if every run of every engine produced the same result fingerprint.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true, sortOptions = false, usageHelpWidth = 100,
     description = {
-        "Nexmark throughput of Tide and Apache Flink side by side.",
+        "Nexmark throughput of Tide and Apache Flink side by side, at steady state.",
         "",
         "Each run is one engine and one query in a fresh JVM on this machine: a warm-up run, then the",
         "measured run over the same events (same generator, seed and count for both engines, the",
-        "same parallelism and checkpoint interval). Both end in a sink that keeps no rows and only",
-        "fingerprints them (Tide's digest sink, Flink's FingerprintSink), like the Nexmark blackhole",
-        "sink; 'tide bench nexmark' measures Tide's materialized views instead. Engines alternate",
-        "per query for --rounds rounds.",
-        "Prints per query the median events/s of each engine, the ratio Tide/Flink, CPU seconds per",
-        "million events and peak resident memory; writes runs.csv, summary.csv, summary.md and",
-        "throughput.png into --out. A query whose engines disagree on the result gets no figures.",
+        "same parallelism and checkpoint interval). Both engines' sources generate only the columns",
+        "the query reads (engine flink-full: Flink's sources build every column, the boxed path).",
+        "Both end in a sink that keeps no rows and only fingerprints them, like the Nexmark blackhole",
+        "sink. Engines alternate per query for --rounds rounds.",
+        "Prints per query and engine the steady events/s (the sources' pace between 20% and 90% of",
+        "the input), the end-to-end events/s (submission to the last commit), the ratio of Tide to",
+        "each engine, CPU seconds per million events, events per CPU second (one core's worth), cores",
+        "used and peak resident memory; writes runs.csv, summary.csv, summary.md, curve.csv (events/s",
+        "per 1,000,000-event window), throughput.png and curve-QUERY.png into --out. A query whose",
+        "engines disagree on the result gets no figures. --short runs the old short comparison",
+        "(500,000 events, 2 rounds, 100,000-event warm-up), which measures start-up as much as the engine.",
         ""})
 public final class CompareCommand implements Callable<Integer> {
-  static final List<String> ENGINES = List.of("tide", "flink");
-
   @Spec
   CommandSpec spec;
 
@@ -56,18 +58,25 @@ public final class CompareCommand implements Callable<Integer> {
       description = "Queries, comma-separated (default: ${DEFAULT-VALUE}).")
   List<String> queries;
 
-  @Option(names = "--events", defaultValue = "500000", description = "Events per run, all tables (default: ${DEFAULT-VALUE}).")
-  long events;
+  @Option(names = "--engines", split = ",", defaultValue = "tide,flink", paramLabel = "ENGINE",
+      description = "Engines, comma-separated, tide first: tide, flink, flink-full (default: ${DEFAULT-VALUE}).")
+  List<String> engines;
+
+  @Option(names = "--events", description = "Events per run, all tables (default: 10000000; 500000 with --short).")
+  Long events;
 
   @Option(names = "--parallelism", defaultValue = "2", description = "Parallelism of both engines (default: ${DEFAULT-VALUE}).")
   int parallelism;
 
-  @Option(names = "--rounds", defaultValue = "2", description = "Runs per engine and query, alternating (default: ${DEFAULT-VALUE}).")
-  int rounds;
+  @Option(names = "--rounds", description = "Runs per engine and query, alternating (default: 1; 2 with --short).")
+  Integer rounds;
 
-  @Option(names = "--warmup-events", defaultValue = "100000",
-      description = "Events of the warm-up run in each JVM before the measured one; 0 for none (default: ${DEFAULT-VALUE}).")
-  long warmupEvents;
+  @Option(names = "--warmup-events",
+      description = "Events of the warm-up run in each JVM before the measured one; 0 for none (default: 1000000; 100000 with --short).")
+  Long warmupEvents;
+
+  @Option(names = "--short", description = "The short comparison: 500,000 events, 2 rounds, 100,000-event warm-up (explicit options win).")
+  boolean shortRun;
 
   @Option(names = "--checkpoint-interval-ms", defaultValue = "1000",
       description = "Tide's barrier interval and Flink's checkpoint interval, ms (default: ${DEFAULT-VALUE}).")
@@ -95,6 +104,15 @@ public final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (events == null) {
+      events = shortRun ? 500_000L : 10_000_000L;
+    }
+    if (rounds == null) {
+      rounds = shortRun ? 2 : 1;
+    }
+    if (warmupEvents == null) {
+      warmupEvents = shortRun ? 100_000L : 1_000_000L;
+    }
     validate();
     PrintWriter w = spec.commandLine().getOut();
     Files.createDirectories(out);
@@ -102,69 +120,96 @@ public final class CompareCommand implements Callable<Integer> {
     MachineInfo.lines().forEach(w::println);
     w.printf(Locale.ROOT, "Runs     %,d events, parallelism %d, checkpoint interval %d ms, %d round(s), warm-up %,d events, JVM %s%n",
         events, parallelism, intervalMs, rounds, warmupEvents, jvmOpts);
+    w.println("Engines  " + String.join(", ", engines) + "; steady = events/s between " + pct(EngineRun.STEADY_FROM) + " and "
+        + pct(EngineRun.STEADY_TO) + " of the input, end to end = submission to the last commit");
     w.println("Load     " + Load.now());
     w.flush();
     List<List<String>> runRows = new ArrayList<>();
+    List<List<String>> curveRows = new ArrayList<>();
     Map<String, Map<String, List<Measurement>>> byQuery = new LinkedHashMap<>();
     for (String q : queries) {
       Map<String, List<Measurement>> perEngine = new LinkedHashMap<>();
-      ENGINES.forEach(e -> perEngine.put(e, new ArrayList<>()));
+      engines.forEach(e -> perEngine.put(e, new ArrayList<>()));
       for (int r = 0; r < rounds; r++) {
-        for (String engine : ENGINES) {
+        for (String engine : engines) {
           String load = Load.now();
           Measurement m = runChild(engine, q, r);
           perEngine.get(engine).add(m);
-          w.printf(Locale.ROOT, "  %-3s round %d %-5s %,12.0f events/s  %6.2f CPU s/M  peak RSS %,6d MB  rows %,d   (load %s)%n",
-              q, r + 1, engine, m.eventsPerSecond(), m.cpuSecondsPerMillionEvents(), m.peakRssBytes() >> 20, m.result().rows(), load);
+          w.printf(Locale.ROOT, "  %-3s round %d %-10s steady %,12.0f events/s  end to end %,12.0f  %6.2f CPU s/M  %4.2f cores"
+                  + "  peak RSS %,6d MB  rows %,d   (load %s)%n",
+              q, r + 1, engine, m.steadyEventsPerSecond(), m.eventsPerSecond(), m.cpuSecondsPerMillionEvents(), m.coresUsed(),
+              m.peakRssBytes() >> 20, m.result().rows(), load);
           w.flush();
           runRows.add(List.of(q, engine, Integer.toString(r + 1), Long.toString(events), Integer.toString(parallelism),
-              String.format(Locale.ROOT, "%.3f", m.wallNanos() / 1e9), String.format(Locale.ROOT, "%.0f", m.eventsPerSecond()),
-              String.format(Locale.ROOT, "%.3f", m.cpuSecondsPerMillionEvents()), Long.toString(m.peakRssBytes() >> 20),
-              m.result().toString(), load));
+              String.format(Locale.ROOT, "%.3f", m.wallNanos() / 1e9), fmt(m.steadyEventsPerSecond()), fmt(m.eventsPerSecond()),
+              String.format(Locale.ROOT, "%.3f", m.cpuSecondsPerMillionEvents()), String.format(Locale.ROOT, "%.2f", m.coresUsed()),
+              Long.toString(m.peakRssBytes() >> 20), m.result().toString(), load));
+          double[] curve = m.curve();
+          for (int k = 0; k < curve.length; k++) {
+            curveRows.add(List.of(q, engine, Integer.toString(r + 1), Integer.toString(k), Long.toString(k * EngineRun.CURVE_WINDOW),
+                fmt(curve[k])));
+          }
         }
       }
       byQuery.put(q, perEngine);
     }
-    new Report(List.of("query", "engine", "round", "events", "parallelism", "seconds", "events_per_s", "cpu_s_per_m_events",
-        "peak_rss_mb", "result_fingerprint", "load_avg_1_5_15"), runRows).writeCsv(out.resolve("runs.csv"));
+    new Report(List.of("query", "engine", "round", "events", "parallelism", "seconds", "steady_events_per_s", "events_per_s",
+        "cpu_s_per_m_events", "cores_used", "peak_rss_mb", "result_fingerprint", "load_avg_1_5_15"), runRows)
+        .writeCsv(out.resolve("runs.csv"));
+    new Report(List.of("query", "engine", "round", "window", "events_from", "events_per_s"), curveRows).writeCsv(out.resolve("curve.csv"));
 
     List<List<String>> summary = new ArrayList<>();
     List<List<String>> csv = new ArrayList<>();
     boolean allAgree = true;
     for (var e : byQuery.entrySet()) {
-      List<Measurement> tide = e.getValue().get("tide");
-      List<Measurement> flink = e.getValue().get("flink");
-      boolean agree = tide.stream().map(Measurement::result).distinct().count() == 1
-          && flink.stream().map(Measurement::result).allMatch(f -> f.equals(tide.get(0).result()));
+      String q = e.getKey();
+      List<Measurement> all = e.getValue().values().stream().flatMap(List::stream).toList();
+      boolean agree = all.stream().map(Measurement::result).distinct().count() == 1;
       allAgree &= agree;
       if (!agree) {
-        summary.add(List.of(e.getKey(), "results differ", "", "", "", "", "", "", "no"));
-        csv.add(List.of(e.getKey(), "", "", "", "", "", "", "", "false"));
+        summary.add(List.of(q, "all", "results differ", "", "", "", "", "", "", "", "no"));
+        csv.add(List.of(q, "all", "", "", "", "", "", "", "", "", "false"));
         continue;
       }
-      double t = median(tide, Measurement::eventsPerSecond);
-      double f = median(flink, Measurement::eventsPerSecond);
-      double tc = median(tide, Measurement::cpuSecondsPerMillionEvents);
-      double fc = median(flink, Measurement::cpuSecondsPerMillionEvents);
-      long tm = tide.stream().mapToLong(Measurement::peakRssBytes).max().orElse(-1) >> 20;
-      long fm = flink.stream().mapToLong(Measurement::peakRssBytes).max().orElse(-1) >> 20;
-      summary.add(List.of(e.getKey(), Cells.count(Math.round(t)), Cells.count(Math.round(f)), Cells.decimal(t / f, 2),
-          Cells.decimal(tc, 2), Cells.decimal(fc, 2), Cells.count(tm), Cells.count(fm), "yes (" + Cells.count(tide.get(0).result().rows()) + " rows)"));
-      csv.add(List.of(e.getKey(), fmt(t), fmt(f), String.format(Locale.ROOT, "%.3f", t / f), String.format(Locale.ROOT, "%.3f", tc),
-          String.format(Locale.ROOT, "%.3f", fc), Long.toString(tm), Long.toString(fm), "true"));
+      List<Measurement> tide = e.getValue().get("tide");
+      double ts = median(tide, Measurement::steadyEventsPerSecond);
+      double te = median(tide, Measurement::eventsPerSecond);
+      for (var byEngine : e.getValue().entrySet()) {
+        List<Measurement> ms = byEngine.getValue();
+        double steady = median(ms, Measurement::steadyEventsPerSecond);
+        double e2e = median(ms, Measurement::eventsPerSecond);
+        double cpu = median(ms, Measurement::cpuSecondsPerMillionEvents);
+        double perCore = median(ms, Measurement::eventsPerCoreSecond);
+        double cores = median(ms, Measurement::coresUsed);
+        long rss = ms.stream().mapToLong(Measurement::peakRssBytes).max().orElse(-1) >> 20;
+        boolean isTide = byEngine.getKey().equals("tide");
+        summary.add(List.of(q, byEngine.getKey(), Cells.count(Math.round(steady)), Cells.count(Math.round(e2e)),
+            isTide ? "" : Cells.decimal(ts / steady, 2), isTide ? "" : Cells.decimal(te / e2e, 2), Cells.decimal(cpu, 2),
+            Cells.count(Math.round(perCore)), Cells.decimal(cores, 2), Cells.count(rss), "yes (" + Cells.count(ms.get(0).result().rows()) + " rows)"));
+        csv.add(List.of(q, byEngine.getKey(), fmt(steady), fmt(e2e), String.format(Locale.ROOT, "%.3f", ts / steady),
+            String.format(Locale.ROOT, "%.3f", te / e2e), String.format(Locale.ROOT, "%.3f", cpu), fmt(perCore),
+            String.format(Locale.ROOT, "%.2f", cores), Long.toString(rss), "true"));
+      }
     }
-    Report report = new Report(List.of("query", "Tide events/s", "Flink events/s", "Tide/Flink", "Tide CPU s/M ev",
-        "Flink CPU s/M ev", "Tide peak RSS MB", "Flink peak RSS MB", "results equal"), summary);
+    Report report = new Report(List.of("query", "engine", "steady events/s", "end-to-end events/s", "Tide/engine steady",
+        "Tide/engine end to end", "CPU s/M ev", "events/CPU-s", "cores used", "peak RSS MB", "results equal"), summary);
     w.println();
-    w.printf(Locale.ROOT, "Medians of %d round(s); CPU is process CPU time (all threads) per million events.%n", rounds);
+    w.printf(Locale.ROOT, "Medians of %d round(s); CPU is process CPU time (all threads) per million events, from submission to done.%n",
+        rounds);
     report.print(w);
     report.writeMarkdown(out.resolve("summary.md"));
-    new Report(List.of("query", "tide_events_per_s", "flink_events_per_s", "ratio_tide_flink", "tide_cpu_s_per_m_events",
-        "flink_cpu_s_per_m_events", "tide_peak_rss_mb", "flink_peak_rss_mb", "results_equal"), csv).writeCsv(out.resolve("summary.csv"));
-    Plots.throughput(out, String.format(Locale.ROOT, "Nexmark throughput, %,d events, parallelism %d", events, parallelism));
-    w.println("Wrote " + out.resolve("runs.csv") + ", summary.csv, summary.md, throughput.png");
+    new Report(List.of("query", "engine", "steady_events_per_s", "events_per_s", "ratio_tide_steady", "ratio_tide_end_to_end",
+        "cpu_s_per_m_events", "events_per_cpu_s", "cores_used", "peak_rss_mb", "results_equal"), csv).writeCsv(out.resolve("summary.csv"));
+    String title = String.format(Locale.ROOT, "Nexmark, %,d events, parallelism %d", events, parallelism);
+    Plots.throughput(out, title);
+    Plots.curves(out, title);
+    w.println("Wrote " + out.resolve("runs.csv") + ", summary.csv, summary.md, curve.csv, throughput.png, curve-*.png");
     w.flush();
     return allAgree ? 0 : 1;
+  }
+
+  private static String pct(double f) {
+    return Math.round(f * 100) + "%";
   }
 
   private Measurement runChild(String engine, String query, int round) throws IOException, InterruptedException {
@@ -212,6 +257,11 @@ public final class CompareCommand implements Callable<Integer> {
       if (!NexmarkQueries.names().contains(q)) {
         throw new ParameterException(spec.commandLine(), "--queries: '" + q + "' is not a built-in query; choose from " + NexmarkQueries.names());
       }
+    }
+    if (engines.isEmpty() || !engines.get(0).equals("tide") || engines.stream().distinct().count() != engines.size()
+        || !EngineRun.ENGINES.containsAll(engines)) {
+      throw new ParameterException(spec.commandLine(), "--engines " + String.join(",", engines)
+          + " is invalid: must start with tide, name each engine once, and use only " + EngineRun.ENGINES);
     }
     check(events >= 1000 && events <= 1_000_000_000L, "--events", events, "between 1000 and 1000000000");
     check(parallelism >= 1 && parallelism <= 64, "--parallelism", parallelism, "between 1 and 64");

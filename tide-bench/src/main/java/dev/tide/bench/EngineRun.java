@@ -2,16 +2,17 @@ package dev.tide.bench;
 
 import dev.tide.bench.flink.FlinkNexmarkRun;
 import dev.tide.bench.tide.TideNexmarkRun;
-import dev.tide.bench.tide.TideNexmarkRun.Timed;
 import dev.tide.common.hash.RowFingerprint;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -20,8 +21,17 @@ import java.util.stream.Stream;
  * (JIT), then the measured run, and prints one {@link Measurement#line() RESULT line} on stdout.
  *
  * <p>Arguments: {@code engine query events seed eventTimeRate parallelism intervalMs warmupEvents timeoutSeconds}.
+ * Engines: {@code tide}; {@code flink} (DataStream jobs, sources generating the columns read, as
+ * Tide's do); {@code flink-full} (the same jobs, sources building every column of every event).
  */
 public final class EngineRun {
+  /** Events per window of the throughput curve. */
+  public static final long CURVE_WINDOW = 1_000_000;
+  /** The steady part of a run: between these fractions of its input (past start-up, before the last rows drain). */
+  public static final double STEADY_FROM = 0.2;
+  public static final double STEADY_TO = 0.9;
+  static final List<String> ENGINES = List.of("tide", "flink", "flink-full");
+
   private EngineRun() {}
 
   public static void main(String[] args) throws Exception {
@@ -43,10 +53,9 @@ public final class EngineRun {
       once(engine, query, warmupEvents, seed, eventTimeRate, parallelism, interval, timeout);
     }
     System.gc();
-    long cpu0 = processCpuNanos();
     Timed t = once(engine, query, events, seed, eventTimeRate, parallelism, interval, timeout);
-    long cpu = processCpuNanos() - cpu0;
-    Measurement m = new Measurement(engine, query, events, t.wallNanos(), cpu, peakRssBytes(), t.result());
+    Measurement m = new Measurement(engine, query, events, t.wallNanos(), t.cpuNanos(), peakRssBytes(), t.result(),
+        t.timeline().eventsPerSecond(events, STEADY_FROM, STEADY_TO), t.timeline().windows(events, CURVE_WINDOW));
     System.out.println(m.line());
     System.out.flush();
     System.exit(0); // Flink leaves non-daemon threads behind
@@ -58,8 +67,9 @@ public final class EngineRun {
     try {
       return switch (engine) {
         case "tide" -> TideNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout);
-        case "flink" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout);
-        default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; expected tide or flink");
+        case "flink" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout, false);
+        case "flink-full" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout, true);
+        default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; expected one of " + ENGINES);
       };
     } finally {
       deleteTree(dir);
@@ -67,7 +77,7 @@ public final class EngineRun {
   }
 
   /** CPU time of this process, all threads. */
-  static long processCpuNanos() {
+  public static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
   }
 
@@ -98,13 +108,16 @@ public final class EngineRun {
    * What one child run measured.
    *
    * @param wallNanos submission until the engine reported the bounded job done
-   * @param cpuNanos process CPU time over the measured run (all threads, GC and JIT included)
+   * @param cpuNanos process CPU time over the same span (all threads, GC and JIT included)
    * @param peakRssBytes the process's peak resident memory, warm-up included
+   * @param steadyEventsPerSecond events/s over the steady part of the run ({@link #STEADY_FROM} to {@link #STEADY_TO} of its input)
+   * @param curve events/s in each window of {@link #CURVE_WINDOW} events
    */
   public record Measurement(String engine, String query, long events, long wallNanos, long cpuNanos, long peakRssBytes,
-      RowFingerprint result) {
+      RowFingerprint result, double steadyEventsPerSecond, double[] curve) {
     static final String PREFIX = "RESULT ";
 
+    /** End to end: all events over the whole span, job start and last commit included. */
     public double eventsPerSecond() {
       return events * 1e9 / wallNanos;
     }
@@ -113,23 +126,35 @@ public final class EngineRun {
       return cpuNanos / 1e9 / (events / 1e6);
     }
 
+    /** Events per CPU second: what one fully used core gets through. */
+    public double eventsPerCoreSecond() {
+      return events * 1e9 / cpuNanos;
+    }
+
+    /** Cores used on average over the run. */
+    public double coresUsed() {
+      return (double) cpuNanos / wallNanos;
+    }
+
     String line() {
+      String c = Arrays.stream(curve).mapToObj(v -> String.format(Locale.ROOT, "%.0f", v)).collect(Collectors.joining(","));
       return PREFIX + String.join(" ", engine, query, Long.toString(events), Long.toString(wallNanos), Long.toString(cpuNanos),
-          Long.toString(peakRssBytes), result.toString());
+          Long.toString(peakRssBytes), result.toString(), String.format(Locale.ROOT, "%.0f", steadyEventsPerSecond), c);
     }
 
     static Measurement parse(String line) {
       String[] p = line.substring(PREFIX.length()).trim().split(" ");
-      if (p.length != 7) {
+      if (p.length != 9) {
         throw new IllegalArgumentException("malformed result line '" + line + "'");
       }
+      double[] curve = Arrays.stream(p[8].split(",")).mapToDouble(Double::parseDouble).toArray();
       return new Measurement(p[0], p[1], Long.parseLong(p[2]), Long.parseLong(p[3]), Long.parseLong(p[4]),
-          Long.parseLong(p[5]), RowFingerprint.parse(p[6]));
+          Long.parseLong(p[5]), RowFingerprint.parse(p[6]), Double.parseDouble(p[7]), curve);
     }
 
     @Override
     public String toString() {
-      return String.format(Locale.ROOT, "%s %s: %.0f events/s", engine, query, eventsPerSecond());
+      return String.format(Locale.ROOT, "%s %s: %.0f events/s (steady %.0f)", engine, query, eventsPerSecond(), steadyEventsPerSecond);
     }
   }
 }

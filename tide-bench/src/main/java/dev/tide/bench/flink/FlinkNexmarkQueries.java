@@ -3,6 +3,7 @@ package dev.tide.bench.flink;
 import dev.tide.bench.flink.NexmarkEvents.Auction;
 import dev.tide.bench.flink.NexmarkEvents.Bid;
 import dev.tide.bench.flink.NexmarkEvents.Person;
+import dev.tide.bench.flink.NexmarkSources.Columns;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import dev.tide.stream.queries.NexmarkQueries;
 import java.time.Duration;
@@ -51,7 +52,7 @@ import org.apache.flink.util.Collector;
  *   <li>q5 {@code (auction, count, window_start)} of the auctions with the most bids in each 10 s
  *       window sliding by 2 s;
  *   <li>q7 {@code (auction, price, bidder, date_time, _row_id)} of the bids with the highest price of
- *       their 10 s tumbling window;
+ *       their 10 s tumbling window (one stage keyed by window);
  *   <li>q8 {@code (person id, name, window_start)} of persons who opened an auction in the 10 s
  *       tumbling window they registered in.
  * </ul>
@@ -66,24 +67,63 @@ public final class FlinkNexmarkQueries {
 
   private FlinkNexmarkQueries() {}
 
-  /** Adds query {@code query}'s job to {@code env}, its output into a {@link FingerprintSink} under {@code run}. */
-  public static void build(String query, StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits, String run) {
+  /**
+   * The columns of each table the query's job reads: its sources generate only these (as Tide's
+   * sources generate only what its plan reads), unless a run asks for full rows.
+   */
+  public static Columns columns(String query) {
+    List<String> none = List.of();
+    List<String> bid0 = List.of("auction", "bidder", "price", "date_time", "_row_id");
+    return switch (query) {
+      case "q0", "q1" -> Columns.of(none, none, bid0);
+      case "q2" -> Columns.of(none, none, List.of("auction", "price", "_row_id"));
+      case "q3" -> Columns.of(List.of("id", "name", "city", "state"), List.of("id", "seller", "category"), none);
+      case "q4" -> Columns.of(none, List.of("id", "date_time", "expires", "category"), List.of("auction", "price", "date_time"));
+      case "q5" -> Columns.of(none, none, List.of("auction", "date_time"));
+      case "q7" -> Columns.of(none, none, List.of("auction", "price", "bidder", "date_time", "_row_id"));
+      case "q8" -> Columns.of(List.of("id", "name", "date_time"), List.of("seller", "date_time"), none);
+      default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: q0, q1, q2, q3, q4, q5, q7, q8");
+    };
+  }
+
+  /** The sources of one job: the same environment, generator, event count, splits and columns for each table. */
+  record Feed(StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits, Columns columns) {
+    DataStream<Bid> bids() {
+      return NexmarkSources.bids(env, cfg, events, splits, 0, columns);
+    }
+
+    DataStream<Auction> auctions() {
+      return NexmarkSources.auctions(env, cfg, events, splits, columns);
+    }
+
+    DataStream<Person> persons() {
+      return NexmarkSources.persons(env, cfg, events, splits, columns);
+    }
+  }
+
+  /**
+   * Adds query {@code query}'s job to {@code env}, its output into a {@link FingerprintSink} under
+   * {@code run}; its sources generate only the columns it reads, or every column if {@code fullRows}.
+   */
+  public static void build(String query, StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits, String run,
+      boolean fullRows) {
+    Feed feed = new Feed(env, cfg, events, splits, fullRows ? Columns.ALL : columns(query));
     DataStream<? extends Tuple> out = switch (query) {
-      case "q0" -> NexmarkSources.bids(env, cfg, events, splits, 0)
+      case "q0" -> feed.bids()
           .map(b -> Tuple5.of(b.auction, b.bidder, b.price, b.dateTime, b.rowId))
           .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG));
-      case "q1" -> NexmarkSources.bids(env, cfg, events, splits, 0)
+      case "q1" -> feed.bids()
           .map(b -> Tuple5.of(b.auction, b.bidder, 0.908 * b.price, b.dateTime, b.rowId))
           .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.DOUBLE, Types.LONG, Types.LONG));
-      case "q2" -> NexmarkSources.bids(env, cfg, events, splits, 0)
+      case "q2" -> feed.bids()
           .filter(b -> b.auction % 123 == 0)
           .map(b -> Tuple3.of(b.auction, b.price, b.rowId))
           .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG));
-      case "q3" -> q3(env, cfg, events, splits);
-      case "q4" -> q4(env, cfg, events, splits);
-      case "q5" -> q5(env, cfg, events, splits);
-      case "q7" -> q7(env, cfg, events, splits);
-      case "q8" -> q8(env, cfg, events, splits);
+      case "q3" -> q3(feed);
+      case "q4" -> q4(feed);
+      case "q5" -> q5(feed);
+      case "q7" -> q7(feed);
+      case "q8" -> q8(feed);
       default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: q0, q1, q2, q3, q4, q5, q7, q8");
     };
     sink(out, run);
@@ -96,10 +136,9 @@ public final class FlinkNexmarkQueries {
 
   // ---------------------------------------------------------------- q3
 
-  private static DataStream<Tuple4<String, String, String, Long>> q3(StreamExecutionEnvironment env, NexmarkConfig cfg,
-      long events, int splits) {
-    DataStream<Auction> auctions = NexmarkSources.auctions(env, cfg, events, splits).filter(a -> a.category == 10);
-    DataStream<Person> persons = NexmarkSources.persons(env, cfg, events, splits);
+  private static DataStream<Tuple4<String, String, String, Long>> q3(Feed feed) {
+    DataStream<Auction> auctions = feed.auctions().filter(a -> a.category == 10);
+    DataStream<Person> persons = feed.persons();
     return auctions.connect(persons).keyBy(a -> a.seller, p -> p.id).process(new Q3Join())
         .returns(Types.TUPLE(Types.STRING, Types.STRING, Types.STRING, Types.LONG));
   }
@@ -146,9 +185,9 @@ public final class FlinkNexmarkQueries {
 
   // ---------------------------------------------------------------- q4
 
-  private static DataStream<Tuple2<Long, Double>> q4(StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits) {
-    DataStream<Auction> auctions = NexmarkSources.auctions(env, cfg, events, splits);
-    DataStream<Bid> bids = NexmarkSources.bids(env, cfg, events, splits, 0);
+  private static DataStream<Tuple2<Long, Double>> q4(Feed feed) {
+    DataStream<Auction> auctions = feed.auctions();
+    DataStream<Bid> bids = feed.bids();
     return auctions.connect(bids).keyBy(a -> a.id, b -> b.auction).process(new Q4Winner())
         .returns(Types.TUPLE(Types.LONG, Types.LONG))
         .keyBy(t -> t.f0).process(new Q4Average())
@@ -255,8 +294,8 @@ public final class FlinkNexmarkQueries {
 
   // ---------------------------------------------------------------- q5
 
-  private static DataStream<Tuple3<Long, Long, Long>> q5(StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits) {
-    return NexmarkSources.bids(env, cfg, events, splits, 0)
+  private static DataStream<Tuple3<Long, Long, Long>> q5(Feed feed) {
+    return feed.bids()
         .keyBy(b -> b.auction)
         .window(SlidingEventTimeWindows.of(Duration.ofMillis(HOP_SIZE_MS), Duration.ofMillis(HOP_SLIDE_MS)))
         .aggregate(new Count(), new WithWindowStart())
@@ -333,13 +372,11 @@ public final class FlinkNexmarkQueries {
 
   // ---------------------------------------------------------------- q7
 
-  private static DataStream<Tuple5<Long, Long, Long, Long, Long>> q7(StreamExecutionEnvironment env, NexmarkConfig cfg,
-      long events, int splits) {
+  private static DataStream<Tuple5<Long, Long, Long, Long, Long>> q7(Feed feed) {
     TypeInformation<Tuple5<Long, Long, Long, Long, Long>> row = Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG);
-    return NexmarkSources.bids(env, cfg, events, splits, 0)
+    return feed.bids()
         .map(b -> Tuple5.of(b.auction, b.price, b.bidder, b.dateTime, b.rowId)).returns(row)
-        .keyBy(t -> t.f0).process(new HighestBids(true)).returns(row)
-        .keyBy(t -> windowStart(t.f3, TUMBLE_MS)).process(new HighestBids(false)).returns(row);
+        .keyBy(t -> windowStart(t.f3, TUMBLE_MS)).process(new HighestBids()).returns(row);
   }
 
   static long windowStart(long t, long size) {
@@ -347,18 +384,14 @@ public final class FlinkNexmarkQueries {
   }
 
   /**
-   * The bids {@code (auction, price, bidder, date_time, _row_id)} with the highest price of their
-   * tumbling window among those of this key, emitted when the watermark passes the window. Keyed by
-   * auction it pre-aggregates; keyed by window start it gives the final answer.
+   * Keyed by window start: the bids {@code (auction, price, bidder, date_time, _row_id)} with the
+   * highest price of the window, emitted when the watermark passes it. One keyed stage: a first stage
+   * keyed by auction (a pre-aggregation) made the job about 2x slower, as every bid then crossed two
+   * shuffles and kept a timer per auction.
    */
   static final class HighestBids extends KeyedProcessFunction<Long, Tuple5<Long, Long, Long, Long, Long>,
       Tuple5<Long, Long, Long, Long, Long>> {
-    private final boolean perAuction;
     private transient MapState<Long, List<Tuple5<Long, Long, Long, Long, Long>>> byWindow;
-
-    HighestBids(boolean perAuction) {
-      this.perAuction = perAuction;
-    }
 
     @Override
     public void open(OpenContext ctx) {
@@ -394,18 +427,13 @@ public final class FlinkNexmarkQueries {
         byWindow.remove(w);
       }
     }
-
-    @Override
-    public String toString() {
-      return perAuction ? "highest bids per auction" : "highest bids per window";
-    }
   }
 
   // ---------------------------------------------------------------- q8
 
-  private static DataStream<Tuple3<Long, String, Long>> q8(StreamExecutionEnvironment env, NexmarkConfig cfg, long events, int splits) {
-    DataStream<Person> persons = NexmarkSources.persons(env, cfg, events, splits);
-    DataStream<Auction> auctions = NexmarkSources.auctions(env, cfg, events, splits);
+  private static DataStream<Tuple3<Long, String, Long>> q8(Feed feed) {
+    DataStream<Person> persons = feed.persons();
+    DataStream<Auction> auctions = feed.auctions();
     return persons.connect(auctions).keyBy(p -> p.id, a -> a.seller).process(new Q8Join())
         .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG));
   }

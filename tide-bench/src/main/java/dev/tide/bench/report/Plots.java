@@ -16,23 +16,40 @@ import java.util.Map;
 public final class Plots {
   private Plots() {}
 
-  /** {@code throughput.png} from {@code summary.csv} of {@code tide bench compare} in {@code dir}. */
+  /** {@code throughput.png} (steady events/s per query, a bar per engine) from {@code summary.csv} of {@code tide bench compare} in {@code dir}. */
   public static void throughput(Path dir, String title) throws IOException {
     List<String[]> rows = read(dir.resolve("summary.csv"));
     List<String> queries = new ArrayList<>();
-    Map<String, List<Double>> series = new LinkedHashMap<>();
-    series.put("Tide", new ArrayList<>());
-    series.put("Flink", new ArrayList<>());
+    Map<String, Map<String, Double>> byEngine = new LinkedHashMap<>();
     for (String[] r : rows) {
-      if (!"true".equals(r[8])) {
+      if (!"true".equals(r[10])) {
         continue; // engines disagreed: no figure
       }
-      queries.add(r[0]);
-      series.get("Tide").add(Double.parseDouble(r[1]));
-      series.get("Flink").add(Double.parseDouble(r[2]));
+      if (!queries.contains(r[0])) {
+        queries.add(r[0]);
+      }
+      byEngine.computeIfAbsent(r[1], e -> new LinkedHashMap<>()).put(r[0], Double.parseDouble(r[2]));
     }
+    Map<String, List<Double>> series = new LinkedHashMap<>();
+    byEngine.forEach((engine, values) -> series.put(engine, queries.stream().map(q -> values.getOrDefault(q, 0.0)).toList()));
     if (!queries.isEmpty()) {
-      Charts.bars(dir.resolve("throughput.png"), title, "query", "events/s (median)", queries, series, false);
+      Charts.bars(dir.resolve("throughput.png"), title + ", steady events/s", "query", "events/s (median)", queries, series, false);
+    }
+  }
+
+  /** {@code curve-QUERY.png} (events/s per window of the first round, a line per engine) from {@code curve.csv} in {@code dir}. */
+  public static void curves(Path dir, String title) throws IOException {
+    Map<String, Map<String, List<double[]>>> byQuery = new LinkedHashMap<>();
+    for (String[] r : read(dir.resolve("curve.csv"))) {
+      if (!r[2].equals("1") || r[5].equals("NaN")) {
+        continue;
+      }
+      byQuery.computeIfAbsent(r[0], q -> new LinkedHashMap<>()).computeIfAbsent(r[1], e -> new ArrayList<>())
+          .add(new double[] {Long.parseLong(r[4]) / 1e6, Double.parseDouble(r[5])});
+    }
+    for (var q : byQuery.entrySet()) {
+      Charts.lines(dir.resolve("curve-" + q.getKey() + ".png"), title + ", " + q.getKey() + ": events/s per 1M-event window",
+          "events read (millions)", "events/s", q.getValue());
     }
   }
 

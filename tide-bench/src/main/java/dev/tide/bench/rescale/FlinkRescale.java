@@ -183,10 +183,11 @@ public final class FlinkRescale {
 
   private JobID submit(FlinkCluster cluster, String name, long backfillEvents, int parallelism, String savepoint) throws Exception {
     StreamExecutionEnvironment env = cluster.environment(parallelism);
-    var backfill = NexmarkSources.bids(env, NexmarkSources.config(BACKFILL_SEED, EVENT_TIME_RATE), backfillEvents, parallelism, 0)
+    var backfill = NexmarkSources.bids(env, NexmarkSources.config(BACKFILL_SEED, EVENT_TIME_RATE), backfillEvents, parallelism, 0,
+        NexmarkSources.Columns.ALL)
         .uid("backfill-source");
     var live = NexmarkSources.bids(env, NexmarkSources.config(LIVE_SEED, EVENT_TIME_RATE), LIVE_EVENTS, LIVE_SPLITS,
-        Math.round(settings.rate() * 46.0 / 50)).uid("live-source");
+        Math.round(settings.rate() * 46.0 / 50), NexmarkSources.Columns.ALL).uid("live-source");
     backfill.connect(live).keyBy(b -> b.rowId, b -> b.auction).process(new Keep(name)).uid("keep")
         .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG))
         .sinkTo(new TimelineSink(name)).uid("timeline");

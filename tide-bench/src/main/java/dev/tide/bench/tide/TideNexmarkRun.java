@@ -1,6 +1,8 @@
 package dev.tide.bench.tide;
 
-import dev.tide.common.hash.RowFingerprint;
+import dev.tide.bench.EngineRun;
+import dev.tide.bench.Progress;
+import dev.tide.bench.Timed;
 import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
 import dev.tide.meta.MetaOptions;
@@ -11,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
  * One Tide run of a built-in Nexmark query on a fresh {@link LocalCluster}: one compute node with
@@ -18,12 +21,12 @@ import java.util.concurrent.TimeUnit;
  * kept, like Flink's {@code FingerprintSink} and the Nexmark blackhole sink), not in the view
  * {@code tide bench nexmark} measures. Timed from submission until the sources' last offsets are
  * committed (the epoch that also commits the digest's last changes); the committed digest is the
- * run's result fingerprint.
+ * run's result fingerprint. Progress is sampled from the source actors' live row counters.
  */
 public final class TideNexmarkRun {
   private TideNexmarkRun() {}
 
-  /** @return wall nanos from submission until done, and the committed digest */
+  /** @return wall and CPU nanos from submission until done, the committed digest and the sources' progress */
   public static Timed run(Path dir, String query, long events, long seed, long eventTimeRate, int parallelism,
       Duration barrierInterval, Duration timeout) throws InterruptedException {
     Map<String, String> options = Map.of(
@@ -34,7 +37,10 @@ public final class TideNexmarkRun {
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, barrierInterval);
     long pollNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(20), barrierInterval.toNanos() / 4);
     try (LocalCluster cluster = new LocalCluster(dir, config, 1, parallelism)) {
+      LongSupplier rows = () -> cluster.nodes().stream().mapToLong(n -> n.compute().sourceRowsProduced()).sum();
+      long cpu0 = EngineRun.processCpuNanos();
       long start = System.nanoTime();
+      Progress progress = Progress.start(rows);
       JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options, NexmarkQueries.Terminal.DIGEST));
       long deadline = start + timeout.toNanos();
       // Committed progress changes only with the committed epoch: the state is read once per epoch,
@@ -54,10 +60,9 @@ public final class TideNexmarkRun {
         TimeUnit.NANOSECONDS.sleep(pollNanos);
       }
       long wall = System.nanoTime() - start;
-      return new Timed(wall, cluster.digest(query));
+      long cpu = EngineRun.processCpuNanos() - cpu0;
+      Progress.Timeline timeline = progress.stop(rows.getAsLong());
+      return new Timed(wall, cpu, cluster.digest(query), timeline);
     }
   }
-
-  /** A run's wall time and its result's fingerprint. */
-  public record Timed(long wallNanos, RowFingerprint result) {}
 }

@@ -180,6 +180,11 @@ public final class Actor implements Runnable {
     this.blocked = new boolean[inputs.size()];
   }
 
+  /** Rows this actor's source produced since it started (0 for an actor without a source); any thread may call. */
+  public long sourceRowsProduced() {
+    return meter.sourceRowsTotal();
+  }
+
   public long actorId() {
     return actorId;
   }
@@ -267,7 +272,7 @@ public final class Actor implements Runnable {
       long now = clock.nanoTime();
       StreamChunk c = source.next(now);
       if (c != null) {
-        meter.rowsIn(c.size());
+        meter.sourceRows(c.size());
         emitters[sourceLeaf].emit(c);
         emittedSinceBarrier = true;
       }

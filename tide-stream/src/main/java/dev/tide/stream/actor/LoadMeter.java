@@ -8,7 +8,7 @@ package dev.tide.stream.actor;
  * <p>Outboxes report blocked time through {@link #outputBlocked}, which finds the meter of the
  * calling actor thread; only the slow path (a send that had to wait) pays for that lookup.
  *
- * <p>Not thread-safe: one actor thread owns it.
+ * <p>Not thread-safe: one actor thread owns it, except {@link #sourceRowsTotal}, which any thread may read.
  */
 public final class LoadMeter {
   private static final ThreadLocal<LoadMeter> CURRENT = new ThreadLocal<>();
@@ -18,6 +18,8 @@ public final class LoadMeter {
   private long rowsOut;
   private long idleNanos;
   private long blockedNanos;
+  /** Rows a source actor produced since it started; written by the actor thread only, read by any. */
+  private volatile long sourceRowsTotal;
 
   /** Makes this the meter of the calling (actor) thread and starts its first interval. */
   void bind(long nowNanos) {
@@ -35,6 +37,17 @@ public final class LoadMeter {
 
   void rowsIn(long n) {
     rowsIn += n;
+  }
+
+  /** A source actor produced {@code n} rows (counted as rows in, and in the live total). */
+  void sourceRows(long n) {
+    rowsIn += n;
+    sourceRowsTotal += n; // one writer: no lost update
+  }
+
+  /** Rows this (source) actor produced since it started, as of its last chunk. */
+  long sourceRowsTotal() {
+    return sourceRowsTotal;
   }
 
   void rowsOut(long n) {

@@ -201,6 +201,20 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     }
   }
 
+  /**
+   * Rows the source actors running here produced since each started: a live progress figure (the
+   * benchmarks sample it), unlike the per-barrier loads; actors that stopped no longer count.
+   */
+  public long sourceRowsProduced() {
+    synchronized (lock) {
+      long sum = 0;
+      for (Running r : actors.values()) {
+        sum += r.actor().sourceRowsProduced();
+      }
+      return sum;
+    }
+  }
+
   /** Epochs whose barrier is still being collected here, with the actors not yet reported (for status displays). */
   public Map<Long, Set<Long>> collecting() {
     synchronized (lock) {
