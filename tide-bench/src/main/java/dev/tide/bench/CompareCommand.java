@@ -38,8 +38,10 @@ import picocli.CommandLine.Spec;
         "",
         "Each run is one engine and one query in a fresh JVM on this machine: a warm-up run, then the",
         "measured run over the same events (same generator, seed and count for both engines, the",
-        "same parallelism and checkpoint interval). Both engines' sources generate only the columns",
-        "the query reads (engine flink-full: Flink's sources build every column, the boxed path).",
+        "same parallelism and checkpoint interval). Flink runs each query twice: as a DataStream job",
+        "(flink) and as the Nexmark benchmark's SQL on its table planner (flink-sql). All sources",
+        "generate only the columns the query reads (engine flink-full: Flink's DataStream sources",
+        "build every column of every event, the boxed path).",
         "Both end in a sink that keeps no rows and only fingerprints them, like the Nexmark blackhole",
         "sink. Engines alternate per query for --rounds rounds.",
         "Prints per query and engine the steady events/s (the sources' pace between 20% and 90% of",
@@ -58,8 +60,9 @@ public final class CompareCommand implements Callable<Integer> {
       description = "Queries, comma-separated (default: ${DEFAULT-VALUE}).")
   List<String> queries;
 
-  @Option(names = "--engines", split = ",", defaultValue = "tide,flink", paramLabel = "ENGINE",
-      description = "Engines, comma-separated, tide first: tide, flink, flink-full (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--engines", split = ",", defaultValue = "tide,flink,flink-sql", paramLabel = "ENGINE",
+      description = "Engines, comma-separated, tide first: tide, flink (DataStream), flink-sql (Nexmark SQL on the table planner), "
+          + "flink-full (DataStream, full-row sources) (default: ${DEFAULT-VALUE}).")
   List<String> engines;
 
   @Option(names = "--events", description = "Events per run, all tables (default: 10000000; 500000 with --short).")
@@ -116,7 +119,7 @@ public final class CompareCommand implements Callable<Integer> {
     validate();
     PrintWriter w = spec.commandLine().getOut();
     Files.createDirectories(out);
-    w.println("Nexmark: Tide vs Apache Flink 2.3.0 (DataStream API, heap state backend, exactly-once checkpoints)");
+    w.println("Nexmark: Tide vs Apache Flink 2.3.0 (DataStream jobs and Nexmark SQL, heap state backend, exactly-once checkpoints)");
     MachineInfo.lines().forEach(w::println);
     w.printf(Locale.ROOT, "Runs     %,d events, parallelism %d, checkpoint interval %d ms, %d round(s), warm-up %,d events, JVM %s%n",
         events, parallelism, intervalMs, rounds, warmupEvents, jvmOpts);

@@ -22,7 +22,8 @@ import java.util.stream.Stream;
  *
  * <p>Arguments: {@code engine query events seed eventTimeRate parallelism intervalMs warmupEvents timeoutSeconds}.
  * Engines: {@code tide}; {@code flink} (DataStream jobs, sources generating the columns read, as
- * Tide's do); {@code flink-full} (the same jobs, sources building every column of every event).
+ * Tide's do); {@code flink-sql} (the Nexmark benchmark's SQL on Flink's table planner, same sources);
+ * {@code flink-full} (the DataStream jobs, sources building every column of every event).
  */
 public final class EngineRun {
   /** Events per window of the throughput curve. */
@@ -30,7 +31,7 @@ public final class EngineRun {
   /** The steady part of a run: between these fractions of its input (past start-up, before the last rows drain). */
   public static final double STEADY_FROM = 0.2;
   public static final double STEADY_TO = 0.9;
-  static final List<String> ENGINES = List.of("tide", "flink", "flink-full");
+  static final List<String> ENGINES = List.of("tide", "flink", "flink-sql", "flink-full");
 
   private EngineRun() {}
 
@@ -67,8 +68,12 @@ public final class EngineRun {
     try {
       return switch (engine) {
         case "tide" -> TideNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout);
-        case "flink" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout, false);
-        case "flink-full" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout, true);
+        case "flink" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout,
+            FlinkNexmarkRun.Job.DATASTREAM);
+        case "flink-full" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout,
+            FlinkNexmarkRun.Job.DATASTREAM_FULL_ROWS);
+        case "flink-sql" -> FlinkNexmarkRun.run(dir, query, events, seed, eventTimeRate, parallelism, interval, timeout,
+            FlinkNexmarkRun.Job.SQL);
         default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; expected one of " + ENGINES);
       };
     } finally {

@@ -1,20 +1,31 @@
 package dev.tide.bench.flink;
 
 import dev.tide.common.hash.RowFingerprint;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.api.java.tuple.Tuple;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
 
 /**
- * A sink that keeps no rows: each writer fingerprints the tuples it receives and adds its
+ * A sink that keeps no rows: each writer fingerprints the records it receives and adds its
  * {@link RowFingerprint} to a process-wide total under the run's name when it closes. It works
  * because the MiniCluster runs in this JVM; the bench disables restarts, so a writer sees each row
  * once.
+ *
+ * <p>Records are tuples (DataStream jobs, inserts only) or rows of a table's changelog (SQL jobs):
+ * inserts and update-afters add a row, deletes and update-befores take it away, so the total is
+ * the fingerprint of the final result, as Tide's digest nets its changelog. Timestamps count as
+ * their epoch milliseconds, the value Tide's rows hold.
  */
-public final class FingerprintSink<T extends Tuple> implements Sink<T> {
+public final class FingerprintSink<T> implements Sink<T> {
   private static final long serialVersionUID = 1L;
   private static final Map<String, RowFingerprint> TOTALS = new ConcurrentHashMap<>();
 
@@ -34,7 +45,7 @@ public final class FingerprintSink<T extends Tuple> implements Sink<T> {
     return new Writer<>(run);
   }
 
-  private static final class Writer<T extends Tuple> implements SinkWriter<T> {
+  private static final class Writer<T> implements SinkWriter<T> {
     private final String run;
     private final RowFingerprint.Builder fingerprint = new RowFingerprint.Builder();
     private Object[] sized;
@@ -44,15 +55,33 @@ public final class FingerprintSink<T extends Tuple> implements Sink<T> {
     }
 
     @Override
-    public void write(T t, Context context) {
-      int n = t.getArity();
+    public void write(T record, Context context) {
+      if (record instanceof Tuple t) {
+        Object[] row = sized(t.getArity());
+        for (int i = 0; i < row.length; i++) {
+          row[i] = t.getField(i);
+        }
+        fingerprint.add(row);
+        return;
+      }
+      Row r = (Row) record;
+      Object[] row = sized(r.getArity());
+      for (int i = 0; i < row.length; i++) {
+        Object v = r.getField(i);
+        row[i] = v instanceof Instant at ? at.toEpochMilli() : v instanceof LocalDateTime lt ? lt.toInstant(ZoneOffset.UTC).toEpochMilli() : v;
+      }
+      if (r.getKind() == RowKind.INSERT || r.getKind() == RowKind.UPDATE_AFTER) {
+        fingerprint.add(row);
+      } else {
+        fingerprint.remove(Arrays.asList(row));
+      }
+    }
+
+    private Object[] sized(int n) {
       if (sized == null || sized.length != n) {
         sized = new Object[n];
       }
-      for (int i = 0; i < n; i++) {
-        sized[i] = t.getField(i);
-      }
-      fingerprint.add(sized);
+      return sized;
     }
 
     @Override

@@ -22,21 +22,34 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public final class FlinkNexmarkRun {
   private FlinkNexmarkRun() {}
 
-  /** A run whose sources generate only the columns the job reads. */
-  public static Timed run(Path dir, String query, long events, long seed, long eventTimeRate, int parallelism,
-      Duration checkpointInterval, Duration timeout) throws Exception {
-    return run(dir, query, events, seed, eventTimeRate, parallelism, checkpointInterval, timeout, false);
+  /** Which Flink job runs the query. */
+  public enum Job {
+    /** The DataStream job ({@link FlinkNexmarkQueries}), sources generating the columns it reads. */
+    DATASTREAM,
+    /** The same job, sources building every column of every event (the boxed full-row path). */
+    DATASTREAM_FULL_ROWS,
+    /** The Nexmark benchmark's SQL on Flink's table planner ({@link FlinkNexmarkSql}). */
+    SQL
   }
 
-  /** A run whose sources generate every column of every event if {@code fullRows}, else only the columns read. */
+  /** A run of the DataStream job whose sources generate only the columns it reads. */
   public static Timed run(Path dir, String query, long events, long seed, long eventTimeRate, int parallelism,
-      Duration checkpointInterval, Duration timeout, boolean fullRows) throws Exception {
+      Duration checkpointInterval, Duration timeout) throws Exception {
+    return run(dir, query, events, seed, eventTimeRate, parallelism, checkpointInterval, timeout, Job.DATASTREAM);
+  }
+
+  public static Timed run(Path dir, String query, long events, long seed, long eventTimeRate, int parallelism,
+      Duration checkpointInterval, Duration timeout, Job job) throws Exception {
     String name = query + "-" + UUID.randomUUID();
     try (FlinkCluster cluster = new FlinkCluster(dir, parallelism, parallelism, checkpointInterval)) {
       StreamExecutionEnvironment env = cluster.environment();
       NexmarkConfig cfg = NexmarkSources.config(seed, eventTimeRate);
       NexmarkSources.resetRows();
-      FlinkNexmarkQueries.build(query, env, cfg, events, parallelism, name, fullRows);
+      switch (job) {
+        case DATASTREAM -> FlinkNexmarkQueries.build(query, env, cfg, events, parallelism, name, false);
+        case DATASTREAM_FULL_ROWS -> FlinkNexmarkQueries.build(query, env, cfg, events, parallelism, name, true);
+        case SQL -> FlinkNexmarkSql.build(query, env, cfg, events, parallelism, name);
+      }
       var graph = env.getStreamGraph();
       graph.setJobName("nexmark-" + query);
       graph.setJobId(new JobID());
