@@ -13,7 +13,7 @@ import picocli.CommandLine.Spec;
         "  jmh              JMH micro-benchmarks of the hot kernels (arguments are JMH's)",
         "  plot             redraws the charts from the CSV files of earlier compare and rescale-compare runs",
         "Run './tide bench COMMAND --help' for each."},
-    subcommands = {NexmarkBenchCommand.class, RescaleBenchCommand.class, ClusterBenchCommand.class, AutoscaleBenchCommand.class,
+    subcommands = {NexmarkBenchCommand.class, RescaleBenchCommand.class, RescaleHotBenchCommand.class, ClusterBenchCommand.class, AutoscaleBenchCommand.class,
         KafkaBenchCommand.class})
 final class BenchCommand implements Callable<Integer> {
   @Spec

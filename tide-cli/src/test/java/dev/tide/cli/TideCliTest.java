@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -70,8 +71,26 @@ class TideCliTest {
     assertThat(bad.err()).contains("--trace 'fast': expected RATE[,OFFSET:RATE...]");
   }
 
+  @Test
+  void benchRescaleHotPrintsBothEndsOfEachRescaleAndWritesCsvAndPng(@TempDir Path dir) throws Exception {
+    Run r = tide("bench", "rescale-hot", "--keys", "20000", "--warmup", "6s", "--phase", "6s", "--out", dir.toString());
+
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).containsPattern("\\n1 -> 2 +source +[0-9,]+ MB +[0-9,]+ +[0-9,]+ ");
+    assertThat(r.out()).containsPattern("\\n2 -> 1 +sink side +[0-9,]+ MB ");
+    assertThat(r.out()).contains("recoveries: 0");
+    List<String> csv = java.nio.file.Files.readAllLines(dir.resolve("timeline.csv"));
+    assertThat(csv.get(0)).isEqualTo("seconds,source_rows_per_s,sink_rows_per_s");
+    assertThat(csv).anyMatch(l -> l.startsWith("# ") && l.contains("request 1 -> 2"));
+    assertThat(javax.imageio.ImageIO.read(dir.resolve("timeline.png").toFile()).getWidth()).isEqualTo(1100);
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
+      "bench rescale-hot --scale-to 1             | --scale-to",
+      "bench rescale-hot --scale-to 9             | --scale-to",
+      "bench rescale-hot --keys 0                 | --keys",
+      "bench rescale-hot --warmup 1s              | --warmup",
       "playground --duration banana               | --duration",
       "playground --duration 0s                   | --duration",
       "playground --nodes 0                       | --nodes",
@@ -104,7 +123,7 @@ class TideCliTest {
   void benchHelpListsTheBenchModuleCommands() {
     Run r = tide("bench", "--help");
     assertThat(r.exitCode()).isZero();
-    assertThat(r.out()).contains("nexmark", "rescale").containsPattern("\\n  compare +Nexmark throughput")
+    assertThat(r.out()).contains("nexmark", "rescale", "rescale-hot").containsPattern("\\n  compare +Nexmark throughput")
         .containsPattern("\\n  rescale-compare +").containsPattern("\\n  jmh +").containsPattern("\\n  plot +");
   }
 

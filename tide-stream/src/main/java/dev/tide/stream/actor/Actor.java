@@ -180,9 +180,13 @@ public final class Actor implements Runnable {
     this.blocked = new boolean[inputs.size()];
   }
 
-  /** Rows this actor's source produced since it started (0 for an actor without a source); any thread may call. */
-  public long sourceRowsProduced() {
-    return meter.sourceRowsTotal();
+  /** Rows read from inputs since the actor started (a source actor: rows its source produced); any thread may call. */
+  public long rowsInTotal() {
+    return meter.rowsInTotal();
+  }
+
+  public boolean isSource() {
+    return sourceLeaf >= 0;
   }
 
   public long actorId() {
@@ -272,7 +276,7 @@ public final class Actor implements Runnable {
       long now = clock.nanoTime();
       StreamChunk c = source.next(now);
       if (c != null) {
-        meter.sourceRows(c.size());
+        meter.rowsIn(c.size());
         emitters[sourceLeaf].emit(c);
         emittedSinceBarrier = true;
       }

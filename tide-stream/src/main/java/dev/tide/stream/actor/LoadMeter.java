@@ -8,7 +8,7 @@ package dev.tide.stream.actor;
  * <p>Outboxes report blocked time through {@link #outputBlocked}, which finds the meter of the
  * calling actor thread; only the slow path (a send that had to wait) pays for that lookup.
  *
- * <p>Not thread-safe: one actor thread owns it, except {@link #sourceRowsTotal}, which any thread may read.
+ * <p>Not thread-safe: one actor thread owns it, except {@link #rowsInTotal}, which any thread may read.
  */
 public final class LoadMeter {
   private static final ThreadLocal<LoadMeter> CURRENT = new ThreadLocal<>();
@@ -18,8 +18,8 @@ public final class LoadMeter {
   private long rowsOut;
   private long idleNanos;
   private long blockedNanos;
-  /** Rows a source actor produced since it started; written by the actor thread only, read by any. */
-  private volatile long sourceRowsTotal;
+  /** Rows in (a source actor: rows produced) since the actor started; written by the actor thread only, read by any. */
+  private volatile long rowsInTotal;
 
   /** Makes this the meter of the calling (actor) thread and starts its first interval. */
   void bind(long nowNanos) {
@@ -37,17 +37,12 @@ public final class LoadMeter {
 
   void rowsIn(long n) {
     rowsIn += n;
+    rowsInTotal += n; // one writer: no lost update
   }
 
-  /** A source actor produced {@code n} rows (counted as rows in, and in the live total). */
-  void sourceRows(long n) {
-    rowsIn += n;
-    sourceRowsTotal += n; // one writer: no lost update
-  }
-
-  /** Rows this (source) actor produced since it started, as of its last chunk. */
-  long sourceRowsTotal() {
-    return sourceRowsTotal;
+  /** Rows in since the actor started, as of its last chunk. */
+  long rowsInTotal() {
+    return rowsInTotal;
   }
 
   void rowsOut(long n) {

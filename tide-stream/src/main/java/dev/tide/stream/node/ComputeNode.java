@@ -78,6 +78,8 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   private final Object lock = new Object();
   private final Map<Long, Running> actors = new HashMap<>();
+  /** Rows in of actors that stopped here, by (job, fragment) ({@link #fragmentRowsIn}). */
+  private final Map<Long, Long> departedRowsIn = new HashMap<>();
   /**
    * Barriers being collected, by current epoch. An actor may pass a barrier before meta's inject
    * request reaches this node (the barrier came from a source elsewhere), so arrivals are kept
@@ -209,10 +211,33 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     synchronized (lock) {
       long sum = 0;
       for (Running r : actors.values()) {
-        sum += r.actor().sourceRowsProduced();
+        if (r.actor().isSource()) {
+          sum += r.actor().rowsInTotal();
+        }
       }
       return sum;
     }
+  }
+
+  /**
+   * Rows the actors of one fragment read on this node (a source fragment: rows produced) since this
+   * node started, those of actors a reschedule removed included, as of each actor's last chunk: a
+   * live figure that only grows while the node runs (rows replayed after a recovery count again).
+   */
+  public long fragmentRowsIn(int jobId, int fragmentId) {
+    synchronized (lock) {
+      long sum = departedRowsIn.getOrDefault(fragmentKey(jobId, fragmentId), 0L);
+      for (Running r : actors.values()) {
+        if (r.jobId() == jobId && r.fragmentId() == fragmentId) {
+          sum += r.actor().rowsInTotal();
+        }
+      }
+      return sum;
+    }
+  }
+
+  private static long fragmentKey(int jobId, int fragmentId) {
+    return ((long) jobId << 32) | (fragmentId & 0xFFFFFFFFL);
   }
 
   /** Epochs whose barrier is still being collected here, with the actors not yet reported (for status displays). */
@@ -326,6 +351,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       }
       if (stops) {
         actors.remove(actorId);
+        departedRowsIn.merge(fragmentKey(r.jobId(), r.fragmentId()), r.actor().rowsInTotal(), Long::sum);
       }
       Collection c = collecting.computeIfAbsent(barrier.currEpoch(), e -> new Collection());
       c.arrived.add(actorId);
@@ -465,6 +491,9 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       failed = false;
       collecting.clear();
       stopping = new ArrayList<>(actors.values());
+      for (Running r : stopping) {
+        departedRowsIn.merge(fragmentKey(r.jobId(), r.fragmentId()), r.actor().rowsInTotal(), Long::sum);
+      }
       actors.clear();
     }
     for (Running r : stopping) {
