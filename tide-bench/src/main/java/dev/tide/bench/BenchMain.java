@@ -7,12 +7,12 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 /**
- * Entry point of the bench module, started by {@code ./tide bench compare|rescale-compare|jmh ...}:
+ * Entry point of the bench module, started by {@code ./tide bench compare|rescale-compare|rescale-hot-compare|jmh ...}:
  * Tide side by side with Apache Flink, and the JMH kernels.
  */
 @Command(name = "tide bench", mixinStandardHelpOptions = true,
     description = "Tide against Apache Flink 2.3.0, and JMH micro-benchmarks (module tide-bench, Maven profile bench).",
-    subcommands = {CompareCommand.class, RescaleCompareCommand.class, JmhCommand.class, PlotCommand.class})
+    subcommands = {CompareCommand.class, RescaleCompareCommand.class, RescaleHotCompareCommand.class, JmhCommand.class, PlotCommand.class})
 public final class BenchMain implements Callable<Integer> {
   @Spec
   CommandSpec spec;

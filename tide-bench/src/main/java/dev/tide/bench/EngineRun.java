@@ -1,5 +1,6 @@
 package dev.tide.bench;
 
+import dev.tide.cli.TempDirs;
 import dev.tide.bench.flink.FlinkNexmarkRun;
 import dev.tide.bench.tide.TideNexmarkRun;
 import dev.tide.common.hash.RowFingerprint;
@@ -9,11 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The child process of {@code tide bench compare}: one engine, one query, in a JVM of its own so that
@@ -77,7 +76,7 @@ public final class EngineRun {
         default -> throw new IllegalArgumentException("unknown engine '" + engine + "'; expected one of " + ENGINES);
       };
     } finally {
-      deleteTree(dir);
+      TempDirs.deleteTree(dir);
     }
   }
 
@@ -101,13 +100,6 @@ public final class EngineRun {
     return -1;
   }
 
-  static void deleteTree(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // Best effort: a leftover temporary directory is harmless.
-    }
-  }
 
   /**
    * What one child run measured.

@@ -28,6 +28,12 @@ public final class FlinkCluster implements AutoCloseable {
 
   /** @param slots task slots (the most parallelism any job of this cluster may use) */
   public FlinkCluster(Path dir, int slots, int parallelism, Duration checkpointInterval) throws Exception {
+    this(dir, slots, parallelism, checkpointInterval, c -> {});
+  }
+
+  /** @param tune changes to the configuration before the cluster starts (e.g. the adaptive scheduler) */
+  public FlinkCluster(Path dir, int slots, int parallelism, Duration checkpointInterval,
+      java.util.function.Consumer<Configuration> tune) throws Exception {
     this.parallelism = parallelism;
     this.checkpointInterval = checkpointInterval;
     config = new Configuration();
@@ -38,6 +44,7 @@ public final class FlinkCluster implements AutoCloseable {
     config.set(RestartStrategyOptions.RESTART_STRATEGY, "disable");
     // Any free port: a fixed 8081 makes a second benchmark on the machine hang at startup.
     config.set(RestOptions.BIND_PORT, "0");
+    tune.accept(config);
     mini = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(config)
         .setNumTaskManagers(1).setNumSlotsPerTaskManager(slots).build());
     mini.start();
@@ -56,6 +63,11 @@ public final class FlinkCluster implements AutoCloseable {
     env.getConfig().enableObjectReuse();
     env.enableCheckpointing(checkpointInterval.toMillis(), CheckpointingMode.EXACTLY_ONCE);
     return env;
+  }
+
+  /** The REST endpoint of the cluster (its web UI and REST API). */
+  public java.net.URI restUri() throws Exception {
+    return mini.getRestAddress().get();
   }
 
   public MiniClusterClient client() {

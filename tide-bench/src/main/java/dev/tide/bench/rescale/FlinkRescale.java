@@ -1,5 +1,6 @@
 package dev.tide.bench.rescale;
 
+import dev.tide.cli.TempDirs;
 import dev.tide.bench.flink.FlinkCluster;
 import dev.tide.bench.flink.NexmarkEvents.Bid;
 import dev.tide.bench.flink.NexmarkSources;
@@ -145,7 +146,7 @@ public final class FlinkRescale {
     } finally {
       TIMELINES.remove(name);
       BACKFILLED.remove(name);
-      deleteTree(dir);
+      TempDirs.deleteTree(dir);
     }
   }
 
@@ -284,11 +285,4 @@ public final class FlinkRescale {
     }
   }
 
-  private static void deleteTree(Path root) {
-    try (Stream<Path> paths = Files.walk(root)) {
-      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      // Best effort.
-    }
-  }
 }

@@ -197,7 +197,7 @@ public final class Actor implements Runnable {
     if (chunk.size() == 0) {
       return;
     }
-    meter.rowsOut(chunk.size());
+    meter.rowsOut(chunk.cardinality()); // visible rows only: a filter or a hash dispatch masks the others
     for (Dispatcher d : dispatchers) {
       d.dispatch(chunk);
     }
@@ -310,7 +310,7 @@ public final class Actor implements Runnable {
       Object m = nextInput();
       if (m instanceof StreamChunk c) {
         int leaf = deliveredInput.leaf;
-        meter.rowsIn(c.size());
+        meter.rowsIn(c.cardinality()); // a chunk shared by several downstream actors shows each only its rows
         nodes.get(leaf).operator().process(0, c, emitters[leaf]);
       } else if (m instanceof Watermark w) {
         alignWatermark(deliveredInput, w);
