@@ -368,9 +368,16 @@ class KafkaConnectorsTest {
         own.startBroker();
         own.produce("outage_in", second, 2);
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
-            .untilAsserted(() -> assertThat(own.readCommitted("outage_out")).hasSize(200));
+            .untilAsserted(() -> assertThat(own.readCommitted("outage_out"))
+                .as(() -> "after the outage: " + cluster.meta().stats() + "; last events " + lastEvents(cluster)).hasSize(200));
       }
     }
+  }
+
+  /** The cluster's last few events (recoveries with their reasons), to explain a failed wait. */
+  private static List<String> lastEvents(LocalCluster cluster) {
+    List<String> all = cluster.meta().events().since(-1).stream().map(e -> e.kind() + " " + e.subject() + ": " + e.reason()).toList();
+    return all.subList(Math.max(0, all.size() - 5), all.size());
   }
 
   @Test

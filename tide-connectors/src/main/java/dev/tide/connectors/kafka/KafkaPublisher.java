@@ -85,16 +85,14 @@ final class KafkaPublisher implements Publisher {
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) options.requestTimeout().toMillis());
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
     producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
-    try {
-      producer.initTransactions();
-    } catch (KafkaException e) {
-      throw failure("initialising transactions", e);
-    }
+    initTransactions();
     Properties c = new Properties();
     c.putAll(options.client());
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap());
     c.put(ConsumerConfig.GROUP_ID_CONFIG, transactionalId);
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    // read_committed fetches offsets with require_stable: a marker pending in an unfinished transaction is waited for, not skipped
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     c.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) options.requestTimeout().toMillis());
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       OffsetAndMetadata m = consumer.committed(Set.of(marker)).get(marker);
@@ -103,6 +101,29 @@ final class KafkaPublisher implements Publisher {
       throw failure("reading the published epoch", e);
     }
   }
+
+  /**
+   * Fences the predecessor and aborts its open transaction. A timeout is retried on the same producer
+   * (its pending request stays valid, as the producer's contract allows) up to {@link #INIT_ATTEMPTS}
+   * times: a broker that has just come back loads its transaction state first, and a new producer
+   * per attempt would start over each time.
+   */
+  private void initTransactions() {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        producer.initTransactions();
+        return;
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        if (attempt == INIT_ATTEMPTS) {
+          throw failure("initialising transactions (" + attempt + " attempts of " + options.requestTimeout().toMillis() + " ms)", e);
+        }
+      } catch (KafkaException e) {
+        throw failure("initialising transactions", e);
+      }
+    }
+  }
+
+  static final int INIT_ATTEMPTS = 5;
 
   @Override
   public void publish(List<StagedRow> rows, long upToEpoch) {

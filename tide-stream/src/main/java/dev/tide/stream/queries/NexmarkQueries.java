@@ -10,9 +10,11 @@ import static dev.tide.stream.expr.Ex.lit;
 import static dev.tide.stream.expr.Ex.mod;
 import static dev.tide.stream.expr.Ex.mul;
 
+import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.Plan;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.PlanBuilder;
+import dev.tide.stream.plan.PlanBuilder.Bound;
 import dev.tide.stream.plan.PlanBuilder.Named;
 import dev.tide.stream.plan.PlanBuilder.Stream;
 import dev.tide.stream.plan.PlanException;
@@ -82,7 +84,10 @@ public final class NexmarkQueries {
       case "q4" -> {
         Stream auctions = b.source("nexmark", "auction", options).project("id", "category", "date_time", "expires");
         Stream bids = b.source("nexmark", "bid", options).project("auction", "price", "date_time");
-        Stream winning = auctions.join(bids, List.of("id"), List.of("auction"))
+        // A bid matches an auction only within [date_time, expires]: the join forgets an auction once
+        // the bids' watermark passes its expiry, and a bid once the auctions' watermark passes it.
+        Stream winning = auctions.join(bids, List.of("id"), List.of("auction"), List.of(), JoinType.INNER,
+                List.of(new Bound(true, "expires", "date_time"), new Bound(false, "date_time", "date_time")))
             .filter(and(ge(col("date_time_r"), col("date_time")), le(col("date_time_r"), col("expires"))))
             .groupBy("id", "category").agg(Agg.max("price", "final"));
         yield winning.groupBy("category").agg(Agg.avg("final", "avg_final"));

@@ -61,6 +61,9 @@ class AppendOnlyTest {
     PlanNode max = aggs(q4).get(0);
     assertThat(max.getHashAgg().getAppendOnlyInput()).isTrue();
     assertThat(minmaxTables(JobCompiler.compile(q4, 7, 256, 1000))).isEmpty();
+    // its join of append-only inputs forgets an auction past its expiry and a bid older than every later auction
+    PlanNode join = q4.getNodesList().stream().filter(PlanNode::hasHashJoin).findFirst().orElseThrow();
+    assertThat(join.getHashJoin().getCleanupsList()).extracting(c -> c.getSide()).containsExactlyInAnyOrder(0, 1);
     Plan counted = maxOfCounts();
     assertThat(aggs(counted)).extracting(n -> n.getHashAgg().getAppendOnlyInput()).containsExactly(true, false);
     assertThat(minmaxTables(JobCompiler.compile(counted, 7, 256, 1000))).containsExactly("m." + aggs(counted).get(1).getId() + ".minmax0");
