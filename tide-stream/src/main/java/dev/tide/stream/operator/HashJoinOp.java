@@ -394,30 +394,12 @@ public final class HashJoinOp implements Operator {
   private KeyRows rows(int side, boolean keep) {
     KeyRows rows = cached(side);
     if (rows == null) {
-      rows = new KeyRows(stored(side), tables[side]);
+      rows = new KeyRows(new ArrayList<>(tables[side].scanPrefix(currentPrefix(side))), tables[side]);
       if (keep) {
         cache(side, rows);
       }
     }
     return rows;
-  }
-
-  /**
-   * The rows of one side under the current key as state holds them: a point read when the join key
-   * is the side's whole pk (it skips the store's files whose key range or filter excludes the key,
-   * where a prefix scan opens a cursor on each), else a prefix scan.
-   */
-  private List<Object[]> stored(int side) {
-    Object[] prefix = currentPrefix(side);
-    if (unique[side]) {
-      Object[] row = tables[side].get(prefix);
-      List<Object[]> out = new ArrayList<>(1);
-      if (row != null) {
-        out.add(row);
-      }
-      return out;
-    }
-    return new ArrayList<>(tables[side].scanPrefix(prefix));
   }
 
   @Override

@@ -322,10 +322,19 @@ public final class StateTable {
 
   /**
    * Rows whose pk starts with {@code prefix} (which must include every dist key column), ascending.
-   * The iterator reads a snapshot of the memtable; do not write the table while iterating.
+   * The iterator reads a snapshot of the memtable; do not write the table while iterating. A prefix
+   * of the whole pk is one point read: it skips the store's files whose key range or filter excludes
+   * the key, where a range scan opens a cursor on each.
    */
   public List<Object[]> scanPrefix(Object[] prefix) {
     List<Object[]> out = new ArrayList<>();
+    if (prefix.length == pk.length) {
+      Object[] row = get(prefix);
+      if (row != null) {
+        out.add(row);
+      }
+      return out;
+    }
     byte[] from = prefixStart(prefix);
     if (from == null) {
       return out;
