@@ -8,6 +8,7 @@ import dev.tide.cli.text.Cells;
 import dev.tide.stream.queries.NexmarkQueries;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -21,6 +22,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -49,8 +52,10 @@ import picocli.CommandLine.Spec;
         "each engine, CPU seconds per million events, events per CPU second (one core's worth), cores",
         "used and peak resident memory; writes runs.csv, summary.csv, summary.md, curve.csv (events/s",
         "per 1,000,000-event window), throughput.png and curve-QUERY.png into --out. A query whose",
-        "engines disagree on the result gets no figures. --short runs the old short comparison",
-        "(500,000 events, 2 rounds, 100,000-event warm-up), which measures start-up as much as the engine.",
+        "engines disagree on the result gets no figures; a run that fails (an exception, out of",
+        "memory, no result in time) is reported with its reason and the comparison goes on.",
+        "--short runs the old short comparison (500,000 events, 2 rounds, 100,000-event warm-up),",
+        "which measures start-up as much as the engine.",
         ""})
 public final class CompareCommand implements Callable<Integer> {
   @Spec
@@ -130,13 +135,23 @@ public final class CompareCommand implements Callable<Integer> {
     List<List<String>> runRows = new ArrayList<>();
     List<List<String>> curveRows = new ArrayList<>();
     Map<String, Map<String, List<Measurement>>> byQuery = new LinkedHashMap<>();
+    Map<String, Map<String, String>> failures = new LinkedHashMap<>(); // query -> engine -> why its first failed run failed
     for (String q : queries) {
       Map<String, List<Measurement>> perEngine = new LinkedHashMap<>();
       engines.forEach(e -> perEngine.put(e, new ArrayList<>()));
       for (int r = 0; r < rounds; r++) {
         for (String engine : engines) {
           String load = Load.now();
-          Measurement m = runChild(engine, q, r);
+          Outcome o = runChild(engine, q, r);
+          if (o.failure() != null) {
+            failures.computeIfAbsent(q, k -> new LinkedHashMap<>()).putIfAbsent(engine, o.failure());
+            w.printf(Locale.ROOT, "  %-3s round %d %-10s FAILED: %s   (load %s)%n", q, r + 1, engine, o.failure(), load);
+            w.flush();
+            runRows.add(List.of(q, engine, Integer.toString(r + 1), Long.toString(events), Integer.toString(parallelism),
+                "", "", "", "", "", "", "failed: " + o.failure(), load));
+            continue;
+          }
+          Measurement m = o.measurement();
           perEngine.get(engine).add(m);
           w.printf(Locale.ROOT, "  %-3s round %d %-10s steady %,12.0f events/s  end to end %,12.0f  %6.2f CPU s/M  %4.2f cores"
                   + "  peak RSS %,6d MB  rows %,d   (load %s)%n",
@@ -166,18 +181,28 @@ public final class CompareCommand implements Callable<Integer> {
     boolean allAgree = true;
     for (var e : byQuery.entrySet()) {
       String q = e.getKey();
-      List<Measurement> all = e.getValue().values().stream().flatMap(List::stream).toList();
-      boolean agree = all.stream().map(Measurement::result).distinct().count() == 1;
-      allAgree &= agree;
+      Map<String, String> failed = failures.getOrDefault(q, Map.of());
+      // A failed run has no result: the engines that ran agree or not among themselves, and an engine
+      // that failed in any round gets no figure (a median of the rounds that happened to pass would flatter it).
+      Map<String, List<Measurement>> ran = new LinkedHashMap<>(e.getValue());
+      ran.keySet().removeAll(failed.keySet());
+      List<Measurement> all = ran.values().stream().flatMap(List::stream).toList();
+      boolean agree = all.stream().map(Measurement::result).distinct().count() <= 1;
+      allAgree &= agree && failed.isEmpty();
       if (!agree) {
         summary.add(List.of(q, "all", "results differ", "", "", "", "", "", "", "", "no"));
         csv.add(List.of(q, "all", "", "", "", "", "", "", "", "", "false"));
         continue;
       }
-      List<Measurement> tide = e.getValue().get("tide");
-      double ts = median(tide, Measurement::steadyEventsPerSecond);
-      double te = median(tide, Measurement::eventsPerSecond);
+      List<Measurement> tide = ran.get("tide");
+      double ts = tide == null ? Double.NaN : median(tide, Measurement::steadyEventsPerSecond);
+      double te = tide == null ? Double.NaN : median(tide, Measurement::eventsPerSecond);
       for (var byEngine : e.getValue().entrySet()) {
+        if (failed.containsKey(byEngine.getKey())) {
+          summary.add(List.of(q, byEngine.getKey(), "failed: " + failed.get(byEngine.getKey()), "", "", "", "", "", "", "", ""));
+          csv.add(List.of(q, byEngine.getKey(), "", "", "", "", "", "", "", "", "failed"));
+          continue;
+        }
         List<Measurement> ms = byEngine.getValue();
         double steady = median(ms, Measurement::steadyEventsPerSecond);
         double e2e = median(ms, Measurement::eventsPerSecond);
@@ -185,13 +210,15 @@ public final class CompareCommand implements Callable<Integer> {
         double perCore = median(ms, Measurement::eventsPerCoreSecond);
         double cores = median(ms, Measurement::coresUsed);
         long rss = ms.stream().mapToLong(Measurement::peakRssBytes).max().orElse(-1) >> 20;
-        boolean isTide = byEngine.getKey().equals("tide");
+        boolean noRatio = byEngine.getKey().equals("tide") || tide == null;
+        String equal = ran.size() > 1 ? "yes (" + Cells.count(ms.get(0).result().rows()) + " rows)"
+            : "alone (" + Cells.count(ms.get(0).result().rows()) + " rows)";
         summary.add(List.of(q, byEngine.getKey(), Cells.count(Math.round(steady)), Cells.count(Math.round(e2e)),
-            isTide ? "" : Cells.decimal(ts / steady, 2), isTide ? "" : Cells.decimal(te / e2e, 2), Cells.decimal(cpu, 2),
-            Cells.count(Math.round(perCore)), Cells.decimal(cores, 2), Cells.count(rss), "yes (" + Cells.count(ms.get(0).result().rows()) + " rows)"));
+            noRatio ? "" : Cells.decimal(ts / steady, 2), noRatio ? "" : Cells.decimal(te / e2e, 2), Cells.decimal(cpu, 2),
+            Cells.count(Math.round(perCore)), Cells.decimal(cores, 2), Cells.count(rss), equal));
         csv.add(List.of(q, byEngine.getKey(), fmt(steady), fmt(e2e), String.format(Locale.ROOT, "%.3f", ts / steady),
             String.format(Locale.ROOT, "%.3f", te / e2e), String.format(Locale.ROOT, "%.3f", cpu), fmt(perCore),
-            String.format(Locale.ROOT, "%.2f", cores), Long.toString(rss), "true"));
+            String.format(Locale.ROOT, "%.2f", cores), Long.toString(rss), ran.size() > 1 ? "true" : "alone"));
       }
     }
     Report report = new Report(List.of("query", "engine", "steady events/s", "end-to-end events/s", "Tide/engine steady",
@@ -215,7 +242,16 @@ public final class CompareCommand implements Callable<Integer> {
     return Math.round(f * 100) + "%";
   }
 
-  private Measurement runChild(String engine, String query, int round) throws IOException, InterruptedException {
+  /** What one child run gave: its measurement, or why there is none. */
+  private record Outcome(Measurement measurement, String failure) {}
+
+  /**
+   * Runs one engine on one query in a child JVM. A run that fails (an exception, a JVM out of memory,
+   * no result within --timeout-seconds plus two minutes) is an outcome too: the comparison records
+   * it and goes on with the next run. The child's stderr is passed through; the first line that
+   * names an out-of-memory error, else the child's failure, is kept as the reason.
+   */
+  private Outcome runChild(String engine, String query, int round) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(Arrays.asList(jvmOpts.trim().split("\\s+")));
@@ -226,24 +262,54 @@ public final class CompareCommand implements Callable<Integer> {
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), EngineRun.class.getName(), engine, query,
         Long.toString(events), Long.toString(seed), Long.toString(eventTimeRate), Integer.toString(parallelism),
         Long.toString(intervalMs), Long.toString(warmupEvents), Long.toString(timeoutSeconds)));
-    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-    Measurement m = null;
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = r.readLine()) != null) {
-        if (line.startsWith(Measurement.PREFIX)) {
-          m = Measurement.parse(line);
-        }
+    Process p = new ProcessBuilder(cmd).start();
+    AtomicReference<Measurement> result = new AtomicReference<>();
+    AtomicReference<String> outOfMemory = new AtomicReference<>();
+    AtomicReference<String> exception = new AtomicReference<>();
+    Thread stdout = pump(p.getInputStream(), line -> {
+      if (line.startsWith(Measurement.PREFIX)) {
+        result.set(Measurement.parse(line));
       }
+    });
+    Thread stderr = pump(p.getErrorStream(), line -> {
+      System.err.println(line);
+      if (line.contains("java.lang.OutOfMemoryError")) {
+        outOfMemory.compareAndSet(null, line.trim());
+      } else if (line.startsWith(EngineRun.FAILED)) {
+        exception.set(line.substring(EngineRun.FAILED.length()).trim());
+      } else if (line.startsWith("Exception in thread")) {
+        exception.compareAndSet(null, line.trim());
+      }
+    });
+    boolean ended = p.waitFor(timeoutSeconds + 120, TimeUnit.SECONDS);
+    if (!ended) {
+      p.destroyForcibly().waitFor();
     }
-    if (!p.waitFor(timeoutSeconds + 120, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
+    stdout.join();
+    stderr.join();
+    if (result.get() != null) {
+      return new Outcome(result.get(), null);
     }
-    if (m == null) {
-      throw new IllegalStateException(engine + " run of " + query + " (round " + (round + 1) + ") ended with exit code "
-          + p.exitValue() + " and no result; see its output above");
-    }
-    return m;
+    String why = !ended ? "no result within " + (timeoutSeconds + 120) + " s, killed"
+        : outOfMemory.get() != null ? outOfMemory.get()
+        : exception.get() != null ? exception.get() : "exit code " + p.exitValue() + " without a result";
+    return new Outcome(null, why);
+  }
+
+  private static Thread pump(InputStream in, Consumer<String> onLine) {
+    Thread t = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = r.readLine()) != null) {
+          onLine.accept(line);
+        }
+      } catch (IOException e) {
+        // the child is gone; what it wrote is all there is
+      }
+    }, "compare-child-output");
+    t.setDaemon(true);
+    t.start();
+    return t;
   }
 
   private static double median(List<Measurement> ms, java.util.function.ToDoubleFunction<Measurement> f) {

@@ -30,6 +30,8 @@ public final class EngineRun {
   /** The steady part of a run: between these fractions of its input (past start-up, before the last rows drain). */
   public static final double STEADY_FROM = 0.2;
   public static final double STEADY_TO = 0.9;
+  /** How a child's stderr line that says why the run failed begins. */
+  static final String FAILED = "ENGINE RUN FAILED: ";
   static final List<String> ENGINES = List.of("tide", "flink", "flink-sql", "flink-full");
 
   private EngineRun() {}
@@ -40,6 +42,20 @@ public final class EngineRun {
       System.exit(2);
     }
     Logs.quietFlink();
+    try {
+      measure(args);
+    } catch (Throwable t) {
+      Throwable root = t;
+      while (root.getCause() != null && root.getCause() != root) {
+        root = root.getCause();
+      }
+      System.err.println(FAILED + t + (root == t ? "" : "; root cause: " + root));
+      t.printStackTrace();
+      System.exit(1); // Flink leaves non-daemon threads behind
+    }
+  }
+
+  private static void measure(String[] args) throws Exception {
     String engine = args[0];
     String query = args[1];
     long events = Long.parseLong(args[2]);

@@ -22,8 +22,8 @@ public final class Plots {
     List<String> queries = new ArrayList<>();
     Map<String, Map<String, Double>> byEngine = new LinkedHashMap<>();
     for (String[] r : rows) {
-      if (!"true".equals(r[10])) {
-        continue; // engines disagreed: no figure
+      if (!"true".equals(r[10]) && !"alone".equals(r[10])) {
+        continue; // engines disagreed or the engine failed: no figure
       }
       if (!queries.contains(r[0])) {
         queries.add(r[0]);
