@@ -153,6 +153,21 @@ public record NexmarkConfig(
     return baseTimeMillis + eventId * 1000 / eventsPerSecond;
   }
 
+  /**
+   * How many event ids have an event time at or before {@code timeMillis} (they are the first ones,
+   * as event time grows with the id); {@link Long#MAX_VALUE} past the range of longs.
+   */
+  public long eventIdsUpTo(long timeMillis) {
+    if (timeMillis < baseTimeMillis) {
+      return 0;
+    }
+    long span = timeMillis - baseTimeMillis + 1; // ids with time < timeMillis + 1: id * 1000 < span * rate
+    if (span < 0 || span > (Long.MAX_VALUE - 999) / eventsPerSecond) {
+      return Long.MAX_VALUE;
+    }
+    return (span * eventsPerSecond + 999) / 1000;
+  }
+
   private static <T> void check(ConfigOption<T> option, String field, T value, String shown) {
     try {
       option.validate(value);

@@ -17,6 +17,7 @@ import dev.tide.stream.actor.Channel;
 import dev.tide.stream.actor.Dispatcher;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Outbox;
+import dev.tide.stream.actor.SourceAlignment;
 import dev.tide.stream.connector.Connectors;
 import dev.tide.stream.connector.SinkConnector;
 import dev.tide.stream.connector.SourceConnector;
@@ -40,19 +41,19 @@ import dev.tide.stream.plan.Types;
 import dev.tide.stream.source.NexmarkSourceOp;
 import dev.tide.stream.source.TableSourceOp;
 import dev.tide.stream.source.ViewBackfillOp;
-import dev.tide.stream.connector.Connectors;
-import dev.tide.stream.connector.SinkConnector;
-import dev.tide.stream.connector.SourceConnector;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Turns a fragment and an actor's placement into a runnable {@link Actor}. */
 final class ActorBuilder {
   private final StateStore store;
   private final Links links;
   private final Clock clock;
+  /** Per job: the alignment its source actors on this node share (an entry is one empty list once they are gone). */
+  private final Map<Integer, SourceAlignment> alignments = new ConcurrentHashMap<>();
 
   ActorBuilder(StateStore store, Links links, Clock clock) {
     this.store = store;
@@ -80,7 +81,7 @@ final class ActorBuilder {
     int vnodeCount = frag.getSingleton() ? 1 : job.getVnodeCount();
     VnodeBitmap vnodes = info.getVnodes().isEmpty() ? VnodeBitmap.full(vnodeCount) : VnodeBitmap.parse(vnodeCount, info.getVnodes());
     ActorContext ctx = new ActorContext(info.getActorId(), info.getJobId(), vnodeCount, vnodes, info.getSplitsList(), tables, store, clock,
-        paused, job.getCreatedMs());
+        paused, job.getCreatedMs(), alignments.computeIfAbsent(info.getJobId(), j -> new SourceAlignment()));
 
     List<PlanNode> nodes = frag.getNodesList();
     Map<Integer, Integer> index = new HashMap<>();

@@ -4,6 +4,7 @@ import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.config.Config;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.stream.actor.Barrier;
+import dev.tide.stream.actor.SourceAlignment;
 import dev.tide.stream.actor.SourceOperator;
 import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.nexmark.NexmarkBatch;
@@ -38,6 +39,10 @@ import java.util.stream.IntStream;
  * next event among its splits (event time grows with the event id, so no later row of a split is
  * earlier), less the {@code watermark-delay-ms} option; {@link Long#MAX_VALUE} once every split is
  * exhausted.
+ *
+ * <p>Alignment: the job's Nexmark sources on one node stay within {@code alignment-drift-ms} of
+ * event time of each other ({@link SourceAlignment}): this source emits no event later than the
+ * slowest one's next event plus the drift. A source whose offsets are not read yet does not count.
  */
 public final class NexmarkSourceOp implements SourceOperator {
   private final NexmarkTable table;
@@ -63,6 +68,9 @@ public final class NexmarkSourceOp implements SourceOperator {
   private final int timeColumn;
   private long watermark = Long.MIN_VALUE;
   private final long watermarkDelayMs;
+  private final long alignmentDriftMs;
+  /** This actor's place in its job's alignment; null when not aligned. */
+  private SourceAlignment.Member aligned;
 
   public NexmarkSourceOp(SourceNode node, ActorContext ctx) {
     Config options = NexmarkSourceOptions.parse(node.getOptionsMap());
@@ -75,6 +83,7 @@ public final class NexmarkSourceOp implements SourceOperator {
     this.limit = events < 0 ? Long.MAX_VALUE : NexmarkGenerator.ordinalsBelow(table, events);
     this.rate = options.get(NexmarkSourceOptions.RATE);
     this.watermarkDelayMs = options.get(NexmarkSourceOptions.WATERMARK_DELAY_MS);
+    this.alignmentDriftMs = options.get(NexmarkSourceOptions.ALIGNMENT_DRIFT_MS);
     this.schedule = RateSchedule.of(rate, options.get(NexmarkSourceOptions.RATE_STEPS));
     this.stateTableId = node.getStateTableId();
     this.ctx = ctx;
@@ -91,6 +100,9 @@ public final class NexmarkSourceOp implements SourceOperator {
     }
     this.timeColumn = out;
   }
+
+  /** How often a source held by alignment looks again (the others move on their own threads). */
+  private static final long ALIGNMENT_POLL_NANOS = 1_000_000L;
 
   /** The event-time column of every Nexmark table. */
   public static final String EVENT_TIME = "date_time";
@@ -113,7 +125,17 @@ public final class NexmarkSourceOp implements SourceOperator {
   public void open() {
     state = ctx.table(stateTableId);
     paused = ctx.startsPaused();
+    if (alignmentDriftMs > 0) {
+      aligned = ctx.alignment().join();
+    }
     updateSplits(ctx.splits());
+  }
+
+  @Override
+  public void close() {
+    if (aligned != null) {
+      aligned.leave();
+    }
   }
 
   @Override
@@ -122,6 +144,24 @@ public final class NexmarkSourceOp implements SourceOperator {
     offsets = null;
     cursor = 0;
     baseNanos = -1;
+    report(); // not counted until its offsets are read
+  }
+
+  /** Tells the alignment where this source stands: its next event's time, or nothing to hold others by. */
+  private void report() {
+    if (aligned != null) {
+      long next = offsets == null ? Long.MAX_VALUE : nextEventId();
+      aligned.report(next == Long.MAX_VALUE ? Long.MAX_VALUE : generator.config().eventTimeMillis(next));
+    }
+  }
+
+  /** Event ids below this may be emitted as far as alignment goes. */
+  private long alignedBudget() {
+    if (aligned == null) {
+      return Long.MAX_VALUE;
+    }
+    long floor = aligned.floor();
+    return floor == Long.MAX_VALUE ? Long.MAX_VALUE : generator.config().eventIdsUpTo(floor + alignmentDriftMs);
   }
 
   /** Reads the splits' committed offsets; called only once the actor may read state. */
@@ -135,6 +175,7 @@ public final class NexmarkSourceOp implements SourceOperator {
       offsets[i] = row == null ? splits[i] : (Long) row[1];
     }
     stored = offsets.clone();
+    report();
   }
 
   private boolean exhausted() {
@@ -204,7 +245,7 @@ public final class NexmarkSourceOp implements SourceOperator {
       return null;
     }
     ensureLoaded();
-    long budget = budget(nowNanos);
+    long budget = Math.min(budget(nowNanos), alignedBudget());
     int emptyRounds = 0;
     while (emptyRounds < splits.length) {
       int i = cursor;
@@ -218,9 +259,10 @@ public final class NexmarkSourceOp implements SourceOperator {
       batch.add(o);
       offsets[i] = o + splitCount;
       if (batch.isFull()) {
-        return batch.take();
+        break;
       }
     }
+    report();
     return batch.take();
   }
 
@@ -234,6 +276,9 @@ public final class NexmarkSourceOp implements SourceOperator {
     }
     if (exhausted()) {
       return Long.MAX_VALUE;
+    }
+    if (nextEventId() >= alignedBudget()) {
+      return ALIGNMENT_POLL_NANOS;
     }
     if (rate == 0) {
       return 0;

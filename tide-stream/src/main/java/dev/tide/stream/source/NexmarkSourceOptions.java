@@ -30,7 +30,13 @@ public final class NexmarkSourceOptions {
       + " AS date_time - INTERVAL ...); windows that close on watermarks close that much later.")
       .withRule(v -> v >= 0, "0 or a positive number of milliseconds");
 
-  public static final List<ConfigOption<?>> ALL = List.of(EVENTS, RATE, RATE_STEPS, SEED, EVENT_TIME_RATE, SPLITS, WATERMARK_DELAY_MS);
+  public static final ConfigOption<Long> ALIGNMENT_DRIFT_MS = ConfigOption.longOption("alignment-drift-ms", 10_000L,
+      "Event-time milliseconds this source may run ahead of the job's slowest Nexmark source on its node (watermark"
+      + " alignment: a join of a sparse and a dense table then holds only the rows in flight); 0: not aligned.")
+      .withRule(v -> v >= 0, "0 (not aligned) or a positive number of milliseconds");
+
+  public static final List<ConfigOption<?>> ALL =
+      List.of(EVENTS, RATE, RATE_STEPS, SEED, EVENT_TIME_RATE, SPLITS, WATERMARK_DELAY_MS, ALIGNMENT_DRIFT_MS);
 
   private NexmarkSourceOptions() {}
 

@@ -209,7 +209,7 @@ class PlanBuilderErrorsTest {
     refused(() -> b.source("nexmark", "bid", Map.of("rate", "1000", "rate-steps", "30s:4000,10s:2000")), "option 'rate-steps'",
         "steps OFFSET:RATE with rising offsets and positive rates");
     refused(() -> b.source("nexmark", "bid", Map.of("ratee", "5")), "option 'ratee'", "unknown option",
-        "[event-time-rate, events, rate, rate-steps, seed, splits, watermark-delay-ms]");
+        "[alignment-drift-ms, event-time-rate, events, rate, rate-steps, seed, splits, watermark-delay-ms]");
   }
 
   // ---- names and sinks
