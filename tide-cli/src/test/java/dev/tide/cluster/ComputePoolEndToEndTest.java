@@ -59,7 +59,7 @@ class ComputePoolEndToEndTest {
         Run show = CtlCommandTest.tide("ctl", "pool", "show", "--meta", admin.address());
         assertThat(show.exitCode()).as(show.err()).isZero();
         assertThat(show.out()).startsWith("compute pool on provider in-process: jobs want 4 slots, active nodes offer 4")
-            .containsPattern("\\n +2 +active +2 +2 +compute-\\d+-0\\n").contains("scale-up 1 instance");
+            .containsPattern("\\n +2 +active +2 +2 +compute-\\d+-0\\n").contains("scale-up 1 node: need 2 slots");
       }
 
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(1), false));

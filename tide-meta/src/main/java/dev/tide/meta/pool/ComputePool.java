@@ -79,7 +79,7 @@ public final class ComputePool implements GroupLoadSource, AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.keepers = new GroupKeepers(clock, scheduler, this, new Store(), Map.of(provider.name(), provider));
+    this.keepers = new GroupKeepers(clock, scheduler, this, new Store(), Map.of(provider.name(), provider), ComputePoolOptions.TERMS);
   }
 
   /** Starts the keeper on the stored resources and the check that turns changes into load events. */

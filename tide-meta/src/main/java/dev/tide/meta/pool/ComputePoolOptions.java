@@ -3,6 +3,7 @@ package dev.tide.meta.pool;
 import dev.tide.common.config.Config;
 import dev.tide.common.config.ConfigException;
 import dev.tide.common.config.ConfigOption;
+import dev.tide.optimizer.dra.Terms;
 import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.provider.LocalProcessProvider;
@@ -66,6 +67,12 @@ public final class ComputePoolOptions {
       SCALE_DOWN_COOLDOWN, GroupConfig.SCALE_DOWN_COOLDOWN.key(),
       DRAIN_TIMEOUT, GroupConfig.DRAIN_TIMEOUT.key(),
       BOOT_DEADLINE, GroupConfig.BOOT_DEADLINE.key());
+
+  /** The pool's decisions speak of nodes and slots, and cite these options instead of the group's. */
+  public static final Terms TERMS = new Terms("node", "slot", Map.of(
+      "min-parallelism", MIN_SLOTS.key(), "max-parallelism", MAX_SLOTS.key(),
+      "executor-idle-timeout", IDLE_TIMEOUT.key(), "scale-down-cooldown", SCALE_DOWN_COOLDOWN.key(),
+      "drain-timeout", DRAIN_TIMEOUT.key()));
 
   private ComputePoolOptions() {}
 

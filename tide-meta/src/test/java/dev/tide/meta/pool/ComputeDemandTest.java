@@ -133,8 +133,11 @@ class ComputeDemandTest {
     assertThat(second.drain()).as(second.summary()).isEmpty();
     assertThat(second.nextEvaluationMs()).isEqualTo(89_000);
     dev.tide.optimizer.dra.ScaleDecision third = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(idle.withLastBusy(seen)),
-        second.state(), cfg, 89_000);
+        second.state(), cfg, ComputePoolOptions.TERMS, 89_000);
     assertThat(third.drain()).as(third.summary()).hasValueSatisfying(d -> assertThat(d.instanceId()).isEqualTo("worker-2"));
+    // The pool's reasons speak of nodes and slots and cite the compute-pool.* options.
+    assertThat(third.summary()).contains("scale-down: drain worker-2 (2 slots), idle 30000ms ≥ compute-pool.idle-timeout 30s;"
+        + " active slots 4 → 2 (compute-pool.min-slots 0)");
   }
 
   private static dev.tide.optimizer.dra.GroupSnapshot snapshot(ComputeDemand d) {

@@ -45,7 +45,12 @@ public final class ScaleDecider {
 
   /** Decides one round for a group, in floor-only mode when its dynamic allocation is disabled. */
   public static ScaleDecision decide(GroupSnapshot snapshot, KeeperState state, GroupConfig config, long nowMs) {
-    return new Round(snapshot, state, config, nowMs).run();
+    return decide(snapshot, state, config, Terms.OPTIMIZER, nowMs);
+  }
+
+  /** As {@link #decide(GroupSnapshot, KeeperState, GroupConfig, long)}, its reasons told in {@code terms}. */
+  public static ScaleDecision decide(GroupSnapshot snapshot, KeeperState state, GroupConfig config, Terms terms, long nowMs) {
+    return new Round(snapshot, state, config, terms, nowMs).run();
   }
 
   /** One evaluation; confined to the call of {@link #decide}. */
@@ -53,12 +58,19 @@ public final class ScaleDecider {
     private final GroupSnapshot snap;
     private final KeeperState prev;
     private final GroupConfig cfg;
+    private final Terms terms;
     private final long now;
     private final int k;
     private final int min;
     /** The cap; absent only for a floor-only group that sets none. */
     private final OptionalInt max;
     private final List<String> notes = new ArrayList<>();
+
+    /** An option's name in the words of the pool this round decides for. */
+    private String opt(String name) {
+      return terms.option(name);
+    }
+
     private final List<Warning> warnings = new ArrayList<>();
     private final List<Removal> removals = new ArrayList<>();
     private final List<Release> releases = new ArrayList<>();
@@ -70,10 +82,11 @@ public final class ScaleDecider {
     private long wakeMs = ScaleDecision.NO_DEADLINE;
     private String wakeReason = "no deadline: only an event can change the decision";
 
-    Round(GroupSnapshot snap, KeeperState prev, GroupConfig cfg, long now) {
+    Round(GroupSnapshot snap, KeeperState prev, GroupConfig cfg, Terms terms, long now) {
       this.snap = snap;
       this.prev = prev;
       this.cfg = cfg;
+      this.terms = terms;
       this.now = now;
       this.k = cfg.executorParallelism();
       this.min = cfg.minParallelism();
@@ -131,7 +144,7 @@ public final class ScaleDecider {
         BacklogTimer t = prev.backlog().orElse(BacklogTimer.start(now));
         long nextAddAt = t.nextAddAtMs(cfg);
         String demand = immediate
-            ? "need " + need + " thread" + plural(need) + " (busy " + busy + " + serviceable " + serviceable
+            ? "need " + terms.shares(need) + " (busy " + busy + " + serviceable " + serviceable
                 + " − effective " + effective + ")"
             : effective == 0
                 ? "cold start: " + pendingTables + " PENDING table" + plural(pendingTables) + " and no thread to plan them"
@@ -144,8 +157,8 @@ public final class ScaleDecider {
           nextRamp = ramp;
         } else if (allowed == 0) {
           capBound = true;
-          notes.add(demand + "; at the cap: " + cap.heldThreads() + " threads held leave no room under max-parallelism "
-              + max.getAsInt() + " for an instance of " + k + " threads");
+          notes.add(demand + "; at the cap: " + cap.heldThreads() + " " + terms.sharePlural() + " held leave no room under "
+              + opt("max-parallelism") + " " + max.getAsInt() + " for " + terms.aUnit() + " of " + terms.shares(k));
           backlog = Optional.of(t);
         } else {
           int n;
@@ -156,12 +169,12 @@ public final class ScaleDecider {
             capBound = n < Math.min(want, ramp);
             // Spark ExecutorAllocationManager: double when the whole ramp step was used, else reset.
             nextRamp = n == ramp ? ramp * 2 : 1;
-            reason = "scale-up " + n + " instance" + plural(n) + ": need " + need + " thread" + plural(need) + ", ramp "
+            reason = "scale-up " + terms.units(n) + ": need " + terms.shares(need) + ", ramp "
                 + ramp + ", cap " + allowed + " (busy " + busy + " + serviceable " + serviceable + " − effective "
-                + effective + "; K " + k + ", max-parallelism " + max.getAsInt() + ")";
+                + effective + "; K " + k + ", " + opt("max-parallelism") + " " + max.getAsInt() + ")";
           } else {
             n = 1;
-            reason = "probe 1 instance: " + demand + " (K " + k + ", cap " + allowed + ")";
+            reason = "probe " + terms.units(1) + ": " + demand + " (K " + k + ", cap " + allowed + ")";
           }
           up = Optional.of(new ScaleUp(immediate ? ScaleUp.Kind.DEMAND : ScaleUp.Kind.PROBE, n, k, resourceIds(n), reason));
           if (immediate) {
@@ -217,7 +230,7 @@ public final class ScaleDecider {
       String label = "floor-only (dynamic allocation off)";
       Optional<ScaleUp> up = cap.effectiveThreads() < min ? floor(label, cap) : Optional.empty();
       if (up.isEmpty() && cap.effectiveThreads() >= min) {
-        notes.add(label + ": effective " + cap.effectiveThreads() + " ≥ min-parallelism " + min);
+        notes.add(label + ": effective " + cap.effectiveThreads() + " ≥ " + opt("min-parallelism") + " " + min);
       }
       List<PendingRequest> pendingAfter = withRequests(up);
       scheduleWakes(draining, pendingAfter, up.isPresent());
@@ -254,14 +267,14 @@ public final class ScaleDecider {
       int want = ceilDiv(min - effective, k);
       int n = Math.min(want, allowedInstances(cap));
       capBound = n < want;
-      String deficit = label + ": effective " + effective + " < min-parallelism " + min;
+      String deficit = label + ": effective " + effective + " < " + opt("min-parallelism") + " " + min;
       if (n > 0) {
-        return Optional.of(new ScaleUp(ScaleUp.Kind.FLOOR, n, k, resourceIds(n), deficit + "; adding " + n + " instance"
-            + plural(n) + " of " + k + " thread" + plural(k) + " at once" + max.stream().mapToObj(m -> " (cap " + m + ")")
+        return Optional.of(new ScaleUp(ScaleUp.Kind.FLOOR, n, k, resourceIds(n), deficit + "; adding " + terms.units(n)
+            + " of " + terms.shares(k) + " at once" + max.stream().mapToObj(m -> " (cap " + m + ")")
             .findFirst().orElse("")));
       }
-      notes.add(deficit + ", but max-parallelism " + max.getAsInt() + " leaves no room for an instance of " + k + " thread"
-          + plural(k) + ": " + cap.heldThreads() + " threads held"
+      notes.add(deficit + ", but " + opt("max-parallelism") + " " + max.getAsInt() + " leaves no room for " + terms.aUnit() + " of "
+          + terms.shares(k) + ": " + cap.heldThreads() + " " + terms.sharePlural() + " held"
           + (cap.releasingThreads() + cap.drainingUnreleasedThreads() > 0
               ? ", " + (cap.releasingThreads() + cap.drainingUnreleasedThreads()) + " of them by resources being released" : ""));
       return Optional.empty();
@@ -360,10 +373,10 @@ public final class ScaleDecider {
           // Gone without a confirmed release: released now, unless a removal already did (its outcome says so).
           boolean removed = d.released() || d.removalAttempts() > 0 && snap.outcome(d.resourceId()).orElse(null) != ProviderOutcome.RELEASE_FAILED;
           if (removed || d.resourceId().isEmpty()) {
-            notes.add("drained instance " + e.getKey() + " is gone");
+            notes.add("drained " + terms.unit() + " " + e.getKey() + " is gone");
           } else {
             releasing.add(release(new PendingRelease(d.resourceId(), Math.max(1, d.threads()), now, 0, now),
-                "drained instance " + e.getKey() + " is gone before its removal"));
+                "drained " + terms.unit() + " " + e.getKey() + " is gone before its removal"));
           }
           continue;
         }
@@ -371,9 +384,9 @@ public final class ScaleDecider {
         ProviderOutcome outcome = d.removalAttempts() > 0 ? snap.outcome(resource).orElse(null) : null;
         if (outcome == ProviderOutcome.RELEASED) {
           d = d.confirmedReleased();
-          notes.add("drained instance " + i.instanceId() + " released; waiting for it to leave");
+          notes.add("drained " + terms.unit() + " " + i.instanceId() + " released; waiting for it to leave");
         } else if (outcome == ProviderOutcome.RELEASE_FAILED) {
-          notes.add("release of drained instance " + i.instanceId() + " failed: the drain is kept, the removal retried in "
+          notes.add("release of drained " + terms.unit() + " " + i.instanceId() + " failed: the drain is kept, the removal retried in "
               + Math.max(0, d.nextAttemptMs() - now) + "ms");
         }
         long timeoutAt = plus(d.startedAtMs(), cfg.drainTimeout());
@@ -387,7 +400,7 @@ public final class ScaleDecider {
             ? new Removal(i.instanceId(), resource, false, d.removalAttempts() + 1,
                 "remove " + i.instanceId() + ": drained, nothing in flight after " + (now - d.startedAtMs()) + "ms" + retry)
             : new Removal(i.instanceId(), resource, true, d.removalAttempts() + 1,
-                "remove " + i.instanceId() + " forcibly: drain-timeout " + Durations.format(cfg.drainTimeout()) + " reached with "
+                "remove " + i.instanceId() + " forcibly: " + opt("drain-timeout") + " " + Durations.format(cfg.drainTimeout()) + " reached with "
                     + i.inFlightTasks() + " task" + plural(i.inFlightTasks()) + " in flight (reclaimed by expiry)" + retry);
         removals.add(r);
         notes.add(r.reason());
@@ -434,14 +447,15 @@ public final class ScaleDecider {
       }
       OptionalLong last = prev.lastScaleDownMs();
       if (last.isPresent() && now < plus(last.getAsLong(), cfg.scaleDownCooldown())) {
-        notes.add(best.instanceId() + " idle for " + bestIdle + "ms but scale-down-cooldown runs until +"
+        notes.add(best.instanceId() + " idle for " + bestIdle + "ms but " + opt("scale-down-cooldown") + " runs until +"
             + (plus(last.getAsLong(), cfg.scaleDownCooldown()) - now) + "ms");
         return Optional.empty();
       }
       return Optional.of(new DrainStart(best.instanceId(), best.resourceId().orElseThrow(), bestIdle,
-          "scale-down: drain " + best.instanceId() + " (" + best.threads() + " thread" + plural(best.threads()) + "), idle "
-              + bestIdle + "ms ≥ executor-idle-timeout " + Durations.format(cfg.executorIdleTimeout()) + "; active threads "
-              + cap.activeThreads() + " → " + (cap.activeThreads() - best.threads()) + " (min-parallelism " + min + ")"));
+          "scale-down: drain " + best.instanceId() + " (" + terms.shares(best.threads()) + "), idle "
+              + bestIdle + "ms ≥ " + opt("executor-idle-timeout") + " " + Durations.format(cfg.executorIdleTimeout()) + "; active "
+              + terms.sharePlural() + " " + cap.activeThreads() + " → " + (cap.activeThreads() - best.threads()) + " ("
+              + opt("min-parallelism") + " " + min + ")"));
     }
 
     /**

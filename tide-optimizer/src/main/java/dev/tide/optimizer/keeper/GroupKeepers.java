@@ -10,6 +10,7 @@ import dev.tide.optimizer.dra.ProviderOutcome;
 import dev.tide.optimizer.dra.ScaleDecider;
 import dev.tide.optimizer.dra.ScaleDecision;
 import dev.tide.optimizer.dra.TableCounts;
+import dev.tide.optimizer.dra.Terms;
 import dev.tide.optimizer.group.GroupConfig;
 import dev.tide.optimizer.group.GroupDefinition;
 import dev.tide.optimizer.provider.LaunchSpec;
@@ -19,6 +20,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
 import java.time.Duration;
@@ -41,8 +44,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.ToDoubleFunction;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The optimizer groups of a meta and their scale keepers (spec 8–20): group CRUD with validation,
@@ -96,6 +97,7 @@ public final class GroupKeepers implements AutoCloseable {
   private final GroupLoadSource load;
   private final GroupStore store;
   private final SortedMap<String, ResourceProvider> providers;
+  private final Terms terms;
   private final SortedMap<String, GroupKeeper> keepers = new TreeMap<>();
   private final AtomicBoolean eventPending = new AtomicBoolean();
   private MeterRegistry meters;
@@ -111,6 +113,13 @@ public final class GroupKeepers implements AutoCloseable {
    */
   public GroupKeepers(Clock clock, ScheduledExecutorService scheduler, GroupLoadSource load, GroupStore store,
       Map<String, ResourceProvider> providers) {
+    this(clock, scheduler, load, store, providers, Terms.OPTIMIZER);
+  }
+
+  /** As the other constructor, for a pool whose decisions are told in {@code terms} (the compute pool's nodes and slots). */
+  public GroupKeepers(Clock clock, ScheduledExecutorService scheduler, GroupLoadSource load, GroupStore store,
+      Map<String, ResourceProvider> providers, Terms terms) {
+    this.terms = Objects.requireNonNull(terms, "terms");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.anchorWallMs = clock.nowMillis();
     this.anchorNanos = clock.nanoTime();
@@ -539,7 +548,7 @@ public final class GroupKeepers implements AutoCloseable {
         return;
       }
       outcomes.clear();
-      ScaleDecision d = ScaleDecider.decide(snap, state, config(), t.keeperMs());
+      ScaleDecision d = ScaleDecider.decide(snap, state, config(), terms, t.keeperMs());
       for (var r : d.removals()) {
         act(t, r.reason());
         release(provider, r.resourceId(), "instance " + r.instanceId());
