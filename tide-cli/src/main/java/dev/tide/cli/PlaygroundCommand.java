@@ -51,7 +51,10 @@ import picocli.CommandLine.Spec;
             + " rate-limited unbounded Nexmark source, prints progress every second, and after the duration a"
             + " summary and the newest rows of both materialized views.",
         "",
-        "While it runs, q5 is scaled out (at 40%% of the duration) and back in (at 70%%) online, and meta's"
+        "Both jobs are owned by the autoscaler. At 20%% of the duration q5's source steps up to 100 times the rate, at 32%%"
+            + " back down: the autoscaler scales q5 out and later in from the load its actors measure, the compute pool adds"
+            + " in-process nodes when q5 wants more actors than there are slots and drains them 30 s after it no longer does,"
+            + " and each decision prints with its reason. Meta's"
             + " admin API answers 'tide ctl' (e.g. ./tide ctl cluster) on 127.0.0.1. Runs of a minute or more also start a"
             + " bounded backfill (q1 over 3,000,000 events at 150,000/s) at 10%%: the optimizer group scales up for the compaction it causes"
             + " and drains back once idle, and every action of its keeper is printed with its reason.",
@@ -60,7 +63,7 @@ final class PlaygroundCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--duration", defaultValue = "90s", converter = OptionChecks.DurationConverter.class,
+  @Option(names = "--duration", defaultValue = "120s", converter = OptionChecks.DurationConverter.class,
       description = "How long to run, e.g. 30s, 5min (default: ${DEFAULT-VALUE}).")
   Duration duration;
 
@@ -68,10 +71,10 @@ final class PlaygroundCommand implements Callable<Integer> {
       description = "Events per second of each query's source (default: ${DEFAULT-VALUE}).")
   long rate;
 
-  @Option(names = "--nodes", defaultValue = "3", description = "Compute nodes (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--nodes", defaultValue = "2", description = "Compute nodes (default: ${DEFAULT-VALUE}).")
   int nodes;
 
-  @Option(names = "--slots", defaultValue = "2", description = "Actor slots per compute node (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--slots", defaultValue = "1", description = "Actor slots per compute node (default: ${DEFAULT-VALUE}).")
   int slots;
 
   @Option(names = "--barrier-interval", defaultValue = "1s", converter = OptionChecks.DurationConverter.class,
@@ -122,9 +125,9 @@ final class PlaygroundCommand implements Callable<Integer> {
         .with(ComputePoolOptions.MAX_SLOTS, (int) Math.min(1024, PlaygroundScript.scaledOut(settings)))
         .with(ComputePoolOptions.BACKLOG_TIMEOUT, Duration.ofSeconds(2)).with(ComputePoolOptions.SUSTAINED_TIMEOUT, Duration.ofSeconds(2))
         .with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30)).with(ComputePoolOptions.SCALE_DOWN_COOLDOWN, Duration.ofSeconds(2));
-    // The autoscaler on a demo's time scale: decisions after 10 s of stabilization and a 10 s window, scale-down after 20 s.
+    // The autoscaler on a demo's time scale: decisions after 10 s of stabilization and a 10 s window, scale-down after 10 s.
     config = config.with(AutoscalerOptions.INTERVAL, Duration.ofSeconds(2)).with(AutoscalerOptions.STABILIZATION, Duration.ofSeconds(10))
-        .with(AutoscalerOptions.METRIC_WINDOW, Duration.ofSeconds(10)).with(AutoscalerOptions.SCALE_DOWN_DELAY, Duration.ofSeconds(20));
+        .with(AutoscalerOptions.METRIC_WINDOW, Duration.ofSeconds(10)).with(AutoscalerOptions.SCALE_DOWN_DELAY, Duration.ofSeconds(10));
 
     Cleanup cleanup = new Cleanup(temporary ? dir : null);
     Thread hook = new Thread(cleanup::run, "tide-playground-cleanup");

@@ -7,15 +7,12 @@ import dev.tide.cluster.LocalCluster;
 import dev.tide.cluster.OptimizerGroups;
 import dev.tide.cluster.CommittedViews.SourceProgress;
 import dev.tide.common.config.Durations;
-import dev.tide.meta.ClusterSnapshot;
 import dev.tide.meta.Meta;
 import dev.tide.meta.autoscale.Autoscaler;
 import dev.tide.meta.scale.AutoscaleSpec;
 import dev.tide.meta.MetaStats;
 import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.RescheduleResult;
-import dev.tide.meta.scale.Intent;
-import dev.tide.meta.scale.LayoutDiff;
 import dev.tide.optimizer.keeper.GroupView;
 import dev.tide.optimizer.keeper.KeeperAction;
 import dev.tide.proto.plan.FieldProto;
@@ -92,9 +89,14 @@ public final class Playground {
       return settings;
     }
 
-    /** Starts a view's query on the rate-limited unbounded source; returns what was placed. */
-    public String submit(PlaygroundView view) {
-      JobDefinition def = cluster.submit(NexmarkQueries.plan(view.query(), sourceOptions()));
+    /**
+     * Starts a view's query on the rate-limited unbounded source, with {@code options} added to the
+     * playground's source options; returns what was placed.
+     */
+    public String submit(PlaygroundView view, Map<String, String> options) {
+      Map<String, String> o = new LinkedHashMap<>(sourceOptions());
+      o.putAll(options);
+      JobDefinition def = cluster.submit(NexmarkQueries.plan(view.query(), o));
       jobs.put(view.query(), def);
       int actors = cluster.meta().layout(def.getName()).allActors().size();
       return def.getFragmentsCount() + " fragments, " + actors + " actors";
@@ -114,27 +116,6 @@ public final class Playground {
     }
 
     /**
-     * Sets a running view's job intent (keeping per-fragment overrides) and returns what the
-     * reschedule changes, e.g. {@code "18 -> 36 actors, 192 vnodes and 12 splits move"}. A refusal
-     * (another reschedule of the job is still in flight, the cluster is recovering) is returned as
-     * {@code "skipped: <why>"}: the demo goes on.
-     */
-    public String scale(String query, Intent intent) {
-      Meta meta = cluster.meta();
-      ClusterSnapshot.JobView job = meta.snapshot().jobs().get(query);
-      if (job == null) {
-        return "skipped: job '" + query + "' is not running";
-      }
-      RescheduleResult r;
-      try {
-        r = meta.reschedule(RescheduleRequest.scale(query, job.intent().withJob(intent)));
-      } catch (IllegalArgumentException | IllegalStateException e) {
-        return "skipped: " + e.getMessage();
-      }
-      return summary(job.layout().allActors().size(), r);
-    }
-
-    /**
      * Hands a running view's job to the autoscaler with {@code 1..max} actors per fragment; its
      * decisions, taken from the load the actors measure, print as they come.
      */
@@ -146,17 +127,6 @@ public final class Playground {
         return "skipped: " + e.getMessage();
       }
     }
-  }
-
-  /** One line about a reschedule: actors before and after, and what moves. */
-  static String summary(int actorsBefore, RescheduleResult r) {
-    LayoutDiff d = r.diff();
-    if (d.isEmpty()) {
-      return "no change, " + actorsBefore + " actors";
-    }
-    int after = actorsBefore + d.addedActors() - d.droppedActors();
-    return actorsBefore + " -> " + after + " actors, " + d.movedVnodes() + " vnodes and " + d.movedSplits() + " splits move"
-        + (r.applied() ? "" : " (not applied)");
   }
 
   /**
@@ -264,13 +234,13 @@ public final class Playground {
     if (adminAddress != null) {
       String meta = adminAddress.equals(MetaAddress.DEFAULT) ? "" : " --meta " + adminAddress;
       out.println("admin API on " + adminAddress + " — try ./tide ctl cluster" + meta);
-      out.println("  more: ctl fragments q5 | scale q5 --parallelism 4 --dry-run | pause q7 | worker add | worker drain ID");
+      out.println("  more: ctl autoscale show q5 | pool show | fragments q5 --stats | scale q1 --parallelism 4 --dry-run | pause q7 | worker add | worker drain ID");
     }
     out.println();
   }
 
   private void runStep(PlaygroundStep step, Session session, long elapsedNanos) throws Exception {
-    String result = step.action().run(session);
+    String result = step.action() == null ? null : step.action().run(session);
     out.println(table.step(elapsedNanos, step.label() + (result == null ? "" : ": " + result)));
     out.flush();
   }

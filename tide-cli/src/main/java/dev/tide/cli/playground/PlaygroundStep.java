@@ -9,7 +9,8 @@ import java.time.Duration;
  *
  * @param at time since the start of the playground
  * @param label what the step does, printed when it runs
- * @param action the effect; its return value, when not null, is printed after the label
+ * @param action the effect, whose return value, when not null, is printed after the label; null for
+ *     a step that only marks a moment (one the script set up before, such as a change of a source's rate)
  */
 public record PlaygroundStep(Duration at, String label, Action action) {
   /** The effect of a step. Runs on the playground's driver thread. */

@@ -15,12 +15,16 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The playground scales q5 out and back in while it runs, and serves the admin API that {@code tide ctl} talks to. */
+/**
+ * The playground runs its script (q5 and q7 handed to the autoscaler, q5's load stepping up and down) and serves the
+ * admin API that {@code tide ctl} talks to. Whether the autoscaler acts in a 10 s run depends on the machine's speed;
+ * {@code AutoscalerEndToEndTest} asserts the scaling itself.
+ */
 class PlaygroundScalingTest {
   private static final Pattern ADMIN = Pattern.compile("admin API on (127\\.0\\.0\\.1:[0-9]+) — try \\./tide ctl cluster --meta \\1\\n");
 
   @Test
-  void playgroundScalesQ5OutAndInAndAnswersCtl(@TempDir Path dir) throws Exception {
+  void playgroundRunsItsScriptAndAnswersCtl(@TempDir Path dir) throws Exception {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     // A thread of its own: on a small machine the common pool may have a single thread, which the cluster needs.
@@ -51,11 +55,12 @@ class PlaygroundScalingTest {
     assertThat(added.exitCode()).as(added.err()).isZero();
     assertThat(added.out()).startsWith("worker 3 added with 1 slot;");
     assertThat(shown.out()).startsWith("workers: 3 (3 slots)\n").containsPattern("\\n +q5 +1 ");
-    assertThat(out.toString()).contains("Script: hand q7 to the autoscaler (1..4 actors per fragment) at ",
-        "then scale q5 out to 4 at 3s, then scale q5 back in to adaptive at 6s",
-        "  more: ctl fragments q5 | scale q5");
-    assertThat(out.toString()).containsPattern("  3s  >> scale q5 out to 4: [0-9]+ -> [0-9]+ actors, [0-9]+ vnodes and [0-9]+ splits move\\n");
-    assertThat(out.toString()).containsPattern("  6s  >> scale q5 back in to adaptive: ");
+    // 2,000 events/s per query for 10 s: q5's rate steps up to 100x at 20% of the run and back at 32%.
+    assertThat(out.toString()).contains("Script: hand q7 to the autoscaler (1..4 actors per fragment) at 1s, then q5's load steps up to 200,000 events/s at 2s, "
+        + "then q5's load steps back down to 2,000 events/s at 3s",
+        "  more: ctl autoscale show q5 | pool show");
+    assertThat(out.toString()).containsPattern(">> hand q5 to the autoscaler \\(1\\.\\.4 actors per fragment\\): intent adaptive;auto=1\\.\\.4");
+    assertThat(out.toString()).containsPattern("  2s  >> q5's load steps up to 200,000 events/s\\n");
     assertThat(out.toString()).containsPattern(">> hand q7 to the autoscaler \\(1\\.\\.4 actors per fragment\\): intent adaptive;auto=1\\.\\.4");
     // The default optimizer group's registered instances show in every row.
     assertThat(out.toString()).contains("q7 rows  optimizers  opt tasks\n");
