@@ -97,6 +97,38 @@ class ComputePoolEndToEndTest {
     }
   }
 
+  /**
+   * A person drains a node the pool launched ({@code tide ctl worker drain}): the pool adopts the drain, releases the
+   * node's resource once it left (before, a resource it no longer knew was kept until its boot deadline, and released
+   * then even if the node was still draining), and launches a node to replace the slots the jobs still want.
+   */
+  @Test
+  void aPersonsDrainOfALaunchedNodeEndsInItsReleaseAndTheSlotsAreReplaced(@TempDir Path dir) {
+    Config config = poolConfig().with(ComputePoolOptions.BOOT_DEADLINE, Duration.ofMinutes(10));
+    try (LocalCluster cluster = new LocalCluster(dir, config, 1, 2)) {
+      ComputePool pool = cluster.computePool().orElseThrow();
+      Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
+      options.put("rate", "1000");
+      options.put("events", "-1");
+      cluster.submit(NexmarkQueries.plan("q5", options));
+      cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(4), false));
+      await().atMost(Duration.ofMinutes(1)).until(() -> launchedHosting(cluster) > 0);
+      MetaCore.WorkerHealth first = launched(cluster).get(0);
+
+      cluster.meta().drainWorker(first.worker().id());
+      await().atMost(Duration.ofMinutes(1)).conditionEvaluationListener(c -> {
+        if (c.getRemainingTimeInMS() < 1000) {
+          System.out.println("pool: " + pool.view().lastDecision() + "\nworkers: " + cluster.meta().workerHealth());
+        }
+      }).until(() -> pool.view().resources().stream().noneMatch(r -> r.resourceId().equals(first.resourceId()))
+          && launchedHosting(cluster) > 0);
+      assertThat(pool.view().recentActions()).extracting(KeeperAction::reason)
+          .anySatisfy(r -> assertThat(r).startsWith("remove worker-" + first.worker().id() + ": drained"));
+      assertThat(launched(cluster)).extracting(MetaCore.WorkerHealth::resourceId).doesNotContain(first.resourceId()).hasSize(1);
+      assertThat(cluster.meta().stats().recoveries()).isZero();
+    }
+  }
+
   private static List<MetaCore.WorkerHealth> launched(LocalCluster cluster) {
     return cluster.meta().workerHealth().stream().filter(w -> !w.resourceId().isEmpty() && w.alive()).toList();
   }

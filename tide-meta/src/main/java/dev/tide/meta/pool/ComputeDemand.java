@@ -28,8 +28,11 @@ import java.util.Set;
  * never released), then launched ones by resource id (oldest first) — so the newest launched nodes
  * are the ones that turn idle when demand falls, whatever actors adaptive fragments placed there.
  * A node the keeper is draining ({@code keeperDrains}) stays an instance busy with its actors (at
- * least one) until meta told it to leave, so it is released only once it stopped; a node drained by
- * someone else counts as gone. Then
+ * least one) until meta told it to leave, so it is released only once it stopped. So does a launched
+ * node drained by someone else ({@code tide ctl worker drain}), marked {@linkplain InstanceView#leaving
+ * leaving} so that the keeper adopts its drain and releases its resource once it left (not while its
+ * actors migrate off, and not at a boot deadline, as a resource unknown to it); a node started by hand
+ * and drained counts as gone. Then
  * {@code busy + serviceable − effective = W − effective slots}: the keeper's immediate demand.
  * The pool has no future-demand signal (no PENDING tables) and is never planning-bound.
  */
@@ -95,11 +98,13 @@ public record ComputeDemand(int wantedSlots, List<InstanceView> instances, PoolL
     }
     int draining = 0;
     for (WorkerHealth w : workers) {
-      if (!w.state().equals("lost") && keeperDrains.contains(instanceId(w.worker().id()))) {
+      boolean byKeeper = keeperDrains.contains(instanceId(w.worker().id()));
+      boolean byOthers = !byKeeper && !w.resourceId().isEmpty() && (w.state().equals("draining") || w.state().equals("left"));
+      if (!w.state().equals("lost") && (byKeeper || byOthers)) {
         // Busy until meta told it to leave: a layout without its actors may not have committed yet.
         int actors = w.state().equals("left") ? 0 : Math.max(1, hosted.getOrDefault(w.worker().id(), 0));
         draining += actors;
-        out.add(view(w, actors));
+        out.add(byOthers ? view(w, actors).asLeaving() : view(w, actors));
       }
     }
     int waiting = Math.max(0, wanted - packed);

@@ -72,15 +72,19 @@ class ComputeDemandTest {
   }
 
   @Test
-  void aNodeTheKeeperDrainsStaysBusyWithItsActorsUntilItLeftAndOneDrainedByOthersIsGone() {
+  void aDrainedNodeStaysBusyWithItsActorsUntilItLeftAndOneLaunchedAndDrainedByOthersIsLeaving() {
     List<WorkerHealth> workers = List.of(worker(1, 2, "active", ""), worker(2, 2, "draining", "compute-1-0"),
-        worker(3, 2, "draining", "compute-1-1"), worker(4, 2, "left", "compute-1-2"));
+        worker(3, 2, "draining", "compute-1-1"), worker(4, 2, "left", "compute-1-2"), worker(6, 2, "draining", ""),
+        worker(7, 2, "left", "compute-1-3"));
     ClusterSnapshot.JobView j = job(JobIntent.fixed(2), 1, 2, 2);
     ComputeDemand d = ComputeDemand.of(workers, List.of(j), Set.of("worker-2", "worker-4", "worker-5"));
-    assertThat(d.instances()).extracting(InstanceView::instanceId, InstanceView::inFlightTasks).containsExactly(
-        org.assertj.core.groups.Tuple.tuple("worker-1", 2), org.assertj.core.groups.Tuple.tuple("worker-2", 2),
-        org.assertj.core.groups.Tuple.tuple("worker-4", 0));
-    assertThat(d.load().busy()).isEqualTo(4);
+    // worker-3 and worker-7 were drained by a person: listed as leaving (the keeper adopts their drains); worker-6
+    // was started by hand and drained: gone for the pool.
+    assertThat(d.instances()).extracting(InstanceView::instanceId, InstanceView::inFlightTasks, InstanceView::leaving).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("worker-1", 2, false), org.assertj.core.groups.Tuple.tuple("worker-2", 2, false),
+        org.assertj.core.groups.Tuple.tuple("worker-3", 1, true), org.assertj.core.groups.Tuple.tuple("worker-4", 0, false),
+        org.assertj.core.groups.Tuple.tuple("worker-7", 0, true));
+    assertThat(d.load().busy()).isEqualTo(5);
     // Draining with no actor left in the layout, but not yet told to leave: still busy, not released yet.
     ComputeDemand moved = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(2, 2, "draining", "compute-1-0")),
         List.of(job(JobIntent.fixed(2), 1, 1)), Set.of("worker-2"));
@@ -138,6 +142,46 @@ class ComputeDemandTest {
     // The pool's reasons speak of nodes and slots and cite the compute-pool.* options.
     assertThat(third.summary()).contains("scale-down: drain worker-2 (2 slots), idle 30000ms ≥ compute-pool.idle-timeout 30s;"
         + " active slots 4 → 2 (compute-pool.min-slots 0)");
+  }
+
+  /**
+   * A person drains a node the pool launched: the keeper adopts the drain (no scale-down of its own, no cooldown), keeps
+   * the node's resource while its actors migrate off — past the boot deadline, which applies to resources it does not
+   * know — and releases it once the node left.
+   */
+  @Test
+  void theKeeperAdoptsAPersonsDrainOfALaunchedNodeAndReleasesItOnlyOnceItLeft() {
+    GroupConfig cfg = GroupConfig.parse(ComputePoolOptions.definition(Config.defaults()
+        .with(ComputePoolOptions.PROVIDER, "local").with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30))).properties(), "local",
+        List.of(dev.tide.optimizer.provider.LocalProcessProvider.JVM_OPTIONS));
+    List<WorkerHealth> active = List.of(worker(1, 2, "active", ""), worker(2, 2, "active", "compute-1-0"));
+    ComputeDemand busy = ComputeDemand.of(active, List.of(job(JobIntent.fixed(4), 1, 1, 2, 2)), Set.of());
+    dev.tide.optimizer.dra.ScaleDecision first = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(busy),
+        dev.tide.optimizer.dra.KeeperState.initial(), cfg, ComputePoolOptions.TERMS, 0);
+    // ctl worker drain 2: its two actors migrate off for minutes (longer than the 2 min boot deadline).
+    ComputeDemand draining = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(2, 2, "draining", "compute-1-0")),
+        List.of(job(JobIntent.fixed(4), 1, 1, 2, 2)), Set.of());
+    dev.tide.optimizer.dra.ScaleDecision adopted = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(draining), first.state(), cfg,
+        ComputePoolOptions.TERMS, 1_000);
+    assertThat(adopted.summary()).contains("node worker-2 is being drained by someone else: its resource is released once it is idle");
+    assertThat(adopted.state().draining()).containsKey("worker-2");
+    assertThat(adopted.state().scaleDownStarts()).isZero();
+    assertThat(adopted.state().lastScaleDownMs()).isEmpty();
+    assertThat(adopted.drain()).isEmpty();
+    assertThat(adopted.summary()).as("the drained slots count no longer").contains("need 2 slots");
+    dev.tide.optimizer.dra.ScaleDecision later = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(draining), adopted.state(), cfg,
+        ComputePoolOptions.TERMS, 300_000);
+    // The jobs still want 4 slots: after the backlog timer, the pool replaces the slots being drained.
+    assertThat(later.scaleUp()).as(later.summary()).hasValueSatisfying(u -> assertThat(u.instances()).isEqualTo(1));
+    assertThat(later.removals()).as(later.summary()).isEmpty();
+    assertThat(later.releases()).as(later.summary()).isEmpty();
+    // It left: removed, its resource released.
+    ComputeDemand left = ComputeDemand.of(List.of(worker(1, 2, "active", ""), worker(2, 2, "left", "compute-1-0")),
+        List.of(job(JobIntent.fixed(2), 1, 1)), Set.of());
+    dev.tide.optimizer.dra.ScaleDecision done = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(left), later.state(), cfg,
+        ComputePoolOptions.TERMS, 301_000);
+    assertThat(done.removals()).as(done.summary()).singleElement()
+        .satisfies(r -> assertThat(r.resourceId()).isEqualTo("compute-1-0"));
   }
 
   private static dev.tide.optimizer.dra.GroupSnapshot snapshot(ComputeDemand d) {

@@ -366,7 +366,16 @@ public final class ScaleDecider {
 
     private SortedMap<String, Drain> drainProgress(SortedMap<String, InstanceView> registered) {
       SortedMap<String, Drain> draining = new TreeMap<>();
-      for (Map.Entry<String, Drain> e : prev.draining().entrySet()) {
+      SortedMap<String, Drain> drains = new TreeMap<>(prev.draining());
+      for (InstanceView i : registered.values()) {
+        if (i.leaving() && i.providerLaunched() && !drains.containsKey(i.instanceId())) {
+          // Drained by someone else: adopted, so that its resource is released once it is idle (not at a
+          // boot deadline, not while it drains). Not a scale-down of the keeper's: no cooldown starts.
+          drains.put(i.instanceId(), Drain.start(now, i.resourceId().orElseThrow(), i.threads()));
+          notes.add(terms.unit() + " " + i.instanceId() + " is being drained by someone else: its resource is released once it is idle");
+        }
+      }
+      for (Map.Entry<String, Drain> e : drains.entrySet()) {
         InstanceView i = registered.get(e.getKey());
         Drain d = e.getValue();
         if (i == null) {

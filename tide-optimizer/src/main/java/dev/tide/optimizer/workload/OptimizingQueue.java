@@ -493,7 +493,7 @@ public final class OptimizingQueue {
     List<InstanceView> out = new ArrayList<>();
     for (Instance i : instances.values()) {
       if (i.group.equals(group)) {
-        out.add(new InstanceView(i.id, i.threads, inFlight.getOrDefault(i.id, 0), i.resourceId, i.lastTaskMs));
+        out.add(new InstanceView(i.id, i.threads, inFlight.getOrDefault(i.id, 0), i.resourceId, i.lastTaskMs, false));
       }
     }
     return out;

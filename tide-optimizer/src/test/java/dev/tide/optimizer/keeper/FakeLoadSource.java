@@ -74,7 +74,7 @@ final class FakeLoadSource implements GroupLoadSource {
     drained.add(instanceId);
     InstanceView i = instances.getOrDefault(group, new TreeMap<>()).get(instanceId);
     if (taskOnDrain && i != null) {
-      instances.get(group).put(instanceId, new InstanceView(instanceId, i.threads(), 1, i.resourceId(), i.lastTaskMs()));
+      instances.get(group).put(instanceId, new InstanceView(instanceId, i.threads(), 1, i.resourceId(), i.lastTaskMs(), i.leaving()));
     }
   }
 
