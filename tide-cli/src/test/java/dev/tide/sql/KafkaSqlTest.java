@@ -97,6 +97,12 @@ class KafkaSqlTest {
         s.execute("CREATE SINK counts_kafka FROM counts WITH (connector = 'kafka', " + broker + ", topic = 'scounts', mode = 'upsert')");
         s.execute("CREATE SINK counts_pg FROM counts WITH (connector = 'postgres', url = '" + db + "', table = 'counts')");
         assertThat(rows(s, "SHOW SINKS")).extracting(r -> r.get(0)).containsExactly("counts_kafka", "counts_pg");
+        // A sink follows its view (committed rows, then the changelog): it does not read the topic and aggregate again.
+        for (String sink : List.of("counts_kafka", "counts_pg")) {
+          assertThat(cluster.meta().snapshot().jobs().get(sink).definition().getFragmentsList().stream()
+              .flatMap(f -> f.getNodesList().stream()).filter(n -> n.hasSource()).map(n -> n.getSource().getConnector()).toList())
+              .as(sink).containsExactly("view");
+        }
 
         Map<Long, List<Long>> expected = reference();
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {

@@ -345,9 +345,9 @@ public final class SqlEngine {
 
   /**
    * {@code CREATE SINK k FROM v WITH (connector = 'kafka' | 'postgres', ...)}: a job named {@code k}
-   * that runs the query of view {@code v} (or reads source {@code v}) and ends in the connector's
-   * sink instead of a view. It computes the rows from the sources (read from their start position),
-   * it does not follow {@code v}'s state as a view over a view does ({@link UpstreamViews}). The sink is a
+   * that reads view {@code v} as a view over a view does ({@link UpstreamViews}: its committed rows,
+   * then its changelog), or reads source {@code v}, and ends in the connector's sink. So the sink
+   * writes what {@code v} holds, computed once, not a second run of {@code v}'s query. The sink is a
    * catalog record that depends on {@code v}.
    */
   private synchronized Result createSink(Tokens t) {
@@ -365,17 +365,7 @@ public final class SqlEngine {
     }
     Map<String, CatalogEntry> views = snapshotViews();
     Map<String, SourceDef> sources = snapshotSources();
-    CatalogEntry view = views.get(from);
-    String query;
-    if (view != null) {
-      Tokens vt = new Tokens(view.sql());
-      vt.accept("create", "materialized", "view");
-      vt.identifier("the view name");
-      vt.expect("as");
-      query = view.sql().substring(vt.restOffset());
-    } else if (sources.containsKey(from)) {
-      query = "SELECT * FROM " + from;
-    } else {
+    if (!views.containsKey(from) && !sources.containsKey(from)) {
       throw new SqlException(SqlException.UNDEFINED_TABLE, "create sink '" + name + "' refused: '" + from
           + "' is no materialized view created by SQL and no source; views: " + views.keySet() + ", sources: " + sources.keySet(), fromPos);
     }
@@ -387,6 +377,7 @@ public final class SqlEngine {
     }
     Map<String, String> options = ConnectorSpecs.sinkOptions(with);
     String c = connector.toLowerCase(Locale.ROOT);
+    String query = "SELECT * FROM " + from;
     StreamPlanner.Planned planned = plan(name, query, 0, s -> {
       try {
         s.sink(c, options);
