@@ -135,6 +135,17 @@ class SqlTablesTest {
       assertThat(bad).contains("ERROR:  insert into 'regions' refused: a row with key [3] exists");
       String wrong = psql(server, "INSERT INTO regions (id, nosuch) VALUES (4, 'x')");
       assertThat(wrong).contains("ERROR:  insert into 'regions' refused: no column 'nosuch'").contains("^");
+
+      // psql's describe commands read pg_catalog; Tide answers them from its catalog.
+      assertThat(psql(server, "\\d")).containsPattern("Schema \\| +Name +\\| +Type +\\| Owner")
+          .containsPattern(" public \\| region_names \\| materialized view \\| tide\n").containsPattern(" public \\| regions +\\| table +\\| tide\n")
+          .contains("(2 rows)");
+      assertThat(psql(server, "\\dt")).containsPattern(" public \\| regions \\| table \\| tide\n").contains("(1 row)");
+      assertThat(psql(server, "\\dm")).contains(" region_names ").doesNotContain(" regions ");
+      assertThat(psql(server, "\\d regions")).contains("Table \"public.regions\"")
+          .containsPattern(" id +\\| bigint +\\| +\\| not null \\|").containsPattern(" name +\\| varchar +\\| +\\| +\\|");
+      assertThat(psql(server, "\\d region_names")).contains("Materialized view \"public.region_names\"").containsPattern(" name +\\| varchar");
+      assertThat(psql(server, "\\d nosuch")).contains("Did not find any relation named \"nosuch\".");
     }
   }
 

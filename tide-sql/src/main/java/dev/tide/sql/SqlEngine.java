@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -81,6 +82,9 @@ public final class SqlEngine {
     this.vnodeCount = vnodeCount;
     this.tables = new Tables(this, cluster);
   }
+
+  /** psql's \d, \dt, \dm and \d NAME, answered from the catalog. */
+  private final PsqlDescribe psqlDescribe = new PsqlDescribe(this::execute);
 
   /** Runs one statement (no trailing semicolon needed). */
   public Result execute(String sql) {
@@ -145,6 +149,10 @@ public final class SqlEngine {
       return Result.command("ROLLBACK");
     }
     String first = t.peek().ident();
+    Optional<Result> psql = psqlDescribe.answer(sql);
+    if (psql.isPresent()) {
+      return psql.get();
+    }
     if (first.equals("select") || first.equals("with") || first.equals("values") || t.peek().text().equals("(")) {
       return query(sql);
     }
@@ -159,6 +167,10 @@ public final class SqlEngine {
   public List<Column> describe(String sql) {
     Tokens t = new Tokens(sql);
     String first = t.peek().ident();
+    Optional<Result> psql = psqlDescribe.answer(sql);
+    if (psql.isPresent()) {
+      return psql.get().columns();
+    }
     if (first.equals("select") || first.equals("with") || first.equals("values")) {
       try (Planner p = planner(sql)) {
         RelDataType type = p.validateAndGetType(parse(p, sql)).right;
