@@ -57,7 +57,7 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
   @Option(names = "--query", defaultValue = "q5", description = "The Nexmark query (default: ${DEFAULT-VALUE}).")
   String query;
 
-  @Option(names = "--trace", defaultValue = "20000,30s:3000000,110s:20000", paramLabel = "RATE[,OFFSET:RATE...]",
+  @Option(names = "--trace", defaultValue = "20000,30s:1000000,45s:20000", paramLabel = "RATE[,OFFSET:RATE...]",
       description = "Events/s at the start, then changes at offsets from the job's start (default: ${DEFAULT-VALUE}).")
   String trace;
 
@@ -71,10 +71,10 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
   @Option(names = "--slots", defaultValue = "2", description = "Slots per node, also of the nodes the pool adds (default: ${DEFAULT-VALUE}).")
   int slots;
 
-  @Option(names = "--max", defaultValue = "8", description = "The autoscaler's most actors per fragment (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--max", defaultValue = "4", description = "The autoscaler's most actors per fragment (default: ${DEFAULT-VALUE}).")
   int max;
 
-  @Option(names = "--pool-max-slots", defaultValue = "8", description = "The compute pool's cap in slots (default: ${DEFAULT-VALUE}).")
+  @Option(names = "--pool-max-slots", defaultValue = "4", description = "The compute pool's cap in slots (default: ${DEFAULT-VALUE}).")
   int poolMaxSlots;
 
   @Option(names = "--scale-down-delay", defaultValue = "20s", converter = OptionChecks.DurationConverter.class,
@@ -192,7 +192,7 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
       }
     } catch (RuntimeException e) {
       throw new ParameterException(spec.commandLine(), "--trace '" + trace + "': expected RATE[,OFFSET:RATE...] with rising offsets and"
-          + " positive rates, such as 20000,30s:3000000,110s:20000 (" + e.getMessage() + ")");
+          + " positive rates, such as 20000,30s:1000000,45s:20000 (" + e.getMessage() + ")");
     }
     if (steps.stream().anyMatch(s -> s[1] <= 0)) {
       throw new ParameterException(spec.commandLine(), "--trace '" + trace + "': rates must be positive");
