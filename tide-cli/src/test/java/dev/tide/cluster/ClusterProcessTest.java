@@ -105,7 +105,7 @@ class ClusterProcessTest {
           && cluster.pool().getNodesList().stream().noneMatch(n -> !n.getResourceId().isEmpty() && !n.getState().equals("left")));
       List<String> actions = cluster.pool().getPool().getRecentActionsList().stream().map(a -> a.getReason()).toList();
       assertThat(actions).as(cluster.logs())
-          .anySatisfy(r -> assertThat(r).startsWith("scale-up 1 instance"))
+          .anySatisfy(r -> assertThat(r).startsWith("scale-up 1 node: need 2 slots"))
           .anySatisfy(r -> assertThat(r).startsWith("scale-down: drain worker-"))
           .anySatisfy(r -> assertThat(r).startsWith("remove worker-"));
       awaitView(cluster, "q5");

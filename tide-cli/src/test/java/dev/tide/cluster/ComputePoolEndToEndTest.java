@@ -79,9 +79,7 @@ class ComputePoolEndToEndTest {
     Config config = poolConfig().with(ComputePoolOptions.MAX_SLOTS, 8);
     try (LocalCluster cluster = new LocalCluster(dir, config, 1, 2)) {
       ComputePool pool = cluster.computePool().orElseThrow();
-      Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
-      options.put("rate", "1000");
-      options.put("events", "-1");
+      Map<String, String> options = unbounded();
       cluster.submit(NexmarkQueries.plan("q5", options));
       cluster.submit(NexmarkQueries.plan("q7", options)); // adaptive: its actors spread onto every node that joins
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(8), false));
@@ -107,9 +105,7 @@ class ComputePoolEndToEndTest {
     Config config = poolConfig().with(ComputePoolOptions.BOOT_DEADLINE, Duration.ofMinutes(10));
     try (LocalCluster cluster = new LocalCluster(dir, config, 1, 2)) {
       ComputePool pool = cluster.computePool().orElseThrow();
-      Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
-      options.put("rate", "1000");
-      options.put("events", "-1");
+      Map<String, String> options = unbounded();
       cluster.submit(NexmarkQueries.plan("q5", options));
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(4), false));
       await().atMost(Duration.ofMinutes(1)).until(() -> launchedHosting(cluster) > 0);
@@ -127,6 +123,14 @@ class ComputePoolEndToEndTest {
       assertThat(launched(cluster)).extracting(MetaCore.WorkerHealth::resourceId).doesNotContain(first.resourceId()).hasSize(1);
       assertThat(cluster.meta().stats().recoveries()).isZero();
     }
+  }
+
+  /** Source options of an unbounded stream of 1,000 events/s. */
+  private static Map<String, String> unbounded() {
+    Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
+    options.put("rate", "1000");
+    options.put("events", "-1");
+    return options;
   }
 
   private static List<MetaCore.WorkerHealth> launched(LocalCluster cluster) {

@@ -145,6 +145,7 @@ class SqlNexmarkSuiteTest {
     expected.put("q10", q10(events.bids()));
     expected.put("q11", q11(events.bids()));
     expected.put("q12", q12(events.bids()));
+    expected.put("q13", q13(events.bids()));
     expected.put("q14", q14(events.bids()));
     expected.put("q15", q15(events.bids()));
     expected.put("q16", q16(events.bids()));
@@ -471,6 +472,11 @@ class SqlNexmarkSuiteTest {
   static List<List<Object>> q10(List<Object[]> bids) {
     return rowsOf(bids, b -> true, b -> Arrays.asList(b[B_AUCTION], b[B_BIDDER], b[B_PRICE], b[B_DATE_TIME], b[B_EXTRA],
         day(b[B_DATE_TIME]), minute(b[B_DATE_TIME])));
+  }
+
+  static List<List<Object>> q13(List<Object[]> bids) {
+    return rowsOf(bids, b -> true, b -> Arrays.asList(b[B_AUCTION], b[B_BIDDER], b[B_PRICE], b[B_DATE_TIME],
+        "side-" + Math.floorMod(l(b[B_AUCTION]), 100)));
   }
 
   static List<List<Object>> q14(List<Object[]> bids) {

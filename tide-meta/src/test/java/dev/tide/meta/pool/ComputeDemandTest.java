@@ -122,9 +122,7 @@ class ComputeDemandTest {
   /** The decision core over the pool's demand: an idle-timeout counted from when the node was last seen busy. */
   @Test
   void theKeeperDrainsANodeOnlyAnIdleTimeoutAfterItsSlotsWereLastNeeded() {
-    GroupConfig cfg = GroupConfig.parse(ComputePoolOptions.definition(Config.defaults()
-        .with(ComputePoolOptions.PROVIDER, "local").with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30))).properties(), "local",
-        List.of(dev.tide.optimizer.provider.LocalProcessProvider.JVM_OPTIONS));
+    GroupConfig cfg = localPool();
     List<WorkerHealth> workers = List.of(worker(1, 2, "active", ""), worker(2, 2, "active", "compute-1-0"));
     ComputeDemand busy = ComputeDemand.of(workers, List.of(job(JobIntent.fixed(4), 1, 1, 2, 2)), Set.of());
     dev.tide.optimizer.dra.ScaleDecision first = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(busy.withLastBusy(Map.of())),
@@ -151,9 +149,7 @@ class ComputeDemandTest {
    */
   @Test
   void theKeeperAdoptsAPersonsDrainOfALaunchedNodeAndReleasesItOnlyOnceItLeft() {
-    GroupConfig cfg = GroupConfig.parse(ComputePoolOptions.definition(Config.defaults()
-        .with(ComputePoolOptions.PROVIDER, "local").with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30))).properties(), "local",
-        List.of(dev.tide.optimizer.provider.LocalProcessProvider.JVM_OPTIONS));
+    GroupConfig cfg = localPool();
     List<WorkerHealth> active = List.of(worker(1, 2, "active", ""), worker(2, 2, "active", "compute-1-0"));
     ComputeDemand busy = ComputeDemand.of(active, List.of(job(JobIntent.fixed(4), 1, 1, 2, 2)), Set.of());
     dev.tide.optimizer.dra.ScaleDecision first = dev.tide.optimizer.dra.ScaleDecider.decide(snapshot(busy),
@@ -182,6 +178,13 @@ class ComputeDemandTest {
         ComputePoolOptions.TERMS, 301_000);
     assertThat(done.removals()).as(done.summary()).singleElement()
         .satisfies(r -> assertThat(r.resourceId()).isEqualTo("compute-1-0"));
+  }
+
+  /** A local pool's group configuration, idle timeout 30 s. */
+  private static GroupConfig localPool() {
+    return GroupConfig.parse(ComputePoolOptions.definition(Config.defaults()
+        .with(ComputePoolOptions.PROVIDER, "local").with(ComputePoolOptions.IDLE_TIMEOUT, Duration.ofSeconds(30))).properties(), "local",
+        List.of(dev.tide.optimizer.provider.LocalProcessProvider.JVM_OPTIONS));
   }
 
   private static dev.tide.optimizer.dra.GroupSnapshot snapshot(ComputeDemand d) {
