@@ -117,8 +117,17 @@ final class PsqlDescribe {
   /** The relations whose names match the query's {@code relname ~ '…'} filter, if it has one; sorted by name. */
   private List<Relation> matching(String sql) {
     Matcher m = NAME_PATTERN.matcher(sql);
-    Pattern p = m.find() ? Pattern.compile(m.group(1).replace("''", "'")) : null;
-    return relations().stream().filter(r -> p == null || p.matcher(r.name()).matches()).toList();
+    Pattern p = null;
+    if (m.find()) {
+      try {
+        p = Pattern.compile(m.group(1).replace("''", "'"));
+      } catch (java.util.regex.PatternSyntaxException e) {
+        throw new SqlException(SqlException.INVALID_PARAMETER, "invalid name pattern '" + m.group(1) + "': " + e.getDescription()
+            + "; use a name, or psql's * and ? wildcards");
+      }
+    }
+    Pattern filter = p;
+    return relations().stream().filter(r -> filter == null || filter.matcher(r.name()).matches()).toList();
   }
 
   private Optional<Relation> byOid(long oid) {

@@ -65,12 +65,6 @@ public final class ScaleDecider {
     /** The cap; absent only for a floor-only group that sets none. */
     private final OptionalInt max;
     private final List<String> notes = new ArrayList<>();
-
-    /** An option's name in the words of the pool this round decides for. */
-    private String opt(String name) {
-      return terms.option(name);
-    }
-
     private final List<Warning> warnings = new ArrayList<>();
     private final List<Removal> removals = new ArrayList<>();
     private final List<Release> releases = new ArrayList<>();
@@ -91,6 +85,11 @@ public final class ScaleDecider {
       this.k = cfg.executorParallelism();
       this.min = cfg.minParallelism();
       this.max = cfg.maxParallelismIfSet();
+    }
+
+    /** An option's name in the words of the pool this round decides for. */
+    private String opt(String name) {
+      return terms.option(name);
     }
 
     ScaleDecision run() {
@@ -547,6 +546,6 @@ public final class ScaleDecider {
   }
 
   private static String plural(long n) {
-    return n == 1 ? "" : "s";
+    return Terms.plural(n);
   }
 }

@@ -23,12 +23,12 @@ public record Terms(String unit, String share, Map<String, String> options) {
 
   /** {@code n} units, e.g. "2 instances", "1 node". */
   public String units(long n) {
-    return n + " " + unit + (n == 1 ? "" : "s");
+    return n + " " + unit + plural(n);
   }
 
   /** {@code n} shares, e.g. "4 threads", "1 slot". */
   public String shares(long n) {
-    return n + " " + share + (n == 1 ? "" : "s");
+    return n + " " + share + plural(n);
   }
 
   /** The unit with its indefinite article: "an instance", "a node". */
@@ -44,5 +44,10 @@ public record Terms(String unit, String share, Map<String, String> options) {
   /** An option's name as this pool's operator knows it. */
   public String option(String name) {
     return options.getOrDefault(name, name);
+  }
+
+  /** The plural ending of a count: "" for 1, "s" otherwise. */
+  static String plural(long n) {
+    return n == 1 ? "" : "s";
   }
 }
