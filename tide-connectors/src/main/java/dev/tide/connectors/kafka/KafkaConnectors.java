@@ -54,8 +54,8 @@ public final class KafkaConnectors {
     @Override
     public Operator create(SinkNode node, Schema schema, int[] key, ActorContext ctx) {
       KafkaSinkOptions o = KafkaSinkOptions.parse(node.getOptionsMap());
-      String txnId = "tide-" + ctx.jobId() + "-" + node.getStateTableId() + "-" + ctx.actorId();
-      return new StagedSinkOp(schema, key, node.getStateTableId(), ctx, () -> new KafkaPublisher(o, txnId, schema, key));
+      return new StagedSinkOp(schema, key, node.getStateTableId(), ctx,
+          actor -> new KafkaPublisher(o, StagedSinkOp.identity(ctx.jobId(), node.getStateTableId(), actor), schema, key));
     }
   }
 }

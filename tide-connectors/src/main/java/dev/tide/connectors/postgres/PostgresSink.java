@@ -26,7 +26,7 @@ public final class PostgresSink implements SinkConnector {
   @Override
   public Operator create(SinkNode node, Schema schema, int[] key, ActorContext ctx) {
     PostgresSinkOptions o = PostgresSinkOptions.parse(node.getOptionsMap());
-    String sinkId = "tide-" + ctx.jobId() + "-" + node.getStateTableId() + "-" + ctx.actorId();
-    return new StagedSinkOp(schema, key, node.getStateTableId(), ctx, () -> new PostgresPublisher(o, schema, key, sinkId));
+    return new StagedSinkOp(schema, key, node.getStateTableId(), ctx,
+        actor -> new PostgresPublisher(o, schema, key, StagedSinkOp.identity(ctx.jobId(), node.getStateTableId(), actor)));
   }
 }

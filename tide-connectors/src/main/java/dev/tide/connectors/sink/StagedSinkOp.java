@@ -3,6 +3,7 @@ package dev.tide.connectors.sink;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.types.Schema;
 import dev.tide.connectors.format.RowFormat;
+import dev.tide.proto.stream.ActorInfo;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.operator.ActorContext;
@@ -10,8 +11,10 @@ import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.TreeMap;
-import java.util.function.Supplier;
+import java.util.TreeSet;
+import java.util.function.LongFunction;
 
 /**
  * An exactly-once external sink in two phases. Pre-commit: at the barrier that ends epoch {@code e},
@@ -26,6 +29,17 @@ import java.util.function.Supplier;
  * target's commit and the deletion's commit therefore writes nothing twice, and a crash before
  * the epoch commits leaves nothing outside (the epoch is replayed).
  *
+ * <p>Hand-over. The staging table is one for the fragment, not split by vnode, so every actor sees
+ * what every other staged. An actor a reschedule removes publishes nothing after its stop barrier:
+ * its last epochs stay staged under its id, and the lowest actor of the fragment adopts them (an
+ * <em>orphan</em> is a stager no longer in the fragment): it publishes them as that actor, through
+ * a publisher of the orphan's identity that fences it and reads what it recorded, so a crash on
+ * either side writes nothing twice and loses nothing. A key a reschedule moves changes stagers, so
+ * after a reschedule (and after recovery, which may follow one) each actor is in a hand-over window:
+ * it publishes an epoch only when no other stager still holds rows of an earlier epoch, which keeps
+ * every key's changes in epoch order in the target. The window closes once no other stager holds
+ * rows of the epochs up to the one that opened it.
+ *
  * <p>Rows are published one barrier interval after their epoch at the earliest (the commit
  * notification arrives with the next barrier). Thread-safety: confined to the actor thread.
  */
@@ -35,17 +49,22 @@ public final class StagedSinkOp implements Operator {
   private final int[] all;
   private final int stateTableId;
   private final ActorContext ctx;
-  private final Supplier<Publisher> publisherFactory;
+  private final LongFunction<Publisher> publishers;
   private final List<Publisher.StagedRow> buffer = new ArrayList<>();
   /** Staged, unpublished epochs of this actor, ascending; rows in order. */
   private final TreeMap<Long, List<Publisher.StagedRow>> staged = new TreeMap<>();
+  /** The actors of the fragment, ascending (empty: not known, then nothing is adopted). */
+  private TreeSet<Long> peers;
   private StateTable state;
   private Publisher publisher;
-  private long published = -1;
-  /** The last epoch of an actor a reschedule removes (set at its stop barrier), else -1. */
-  private long finalEpoch = -1;
+  /** While a hand-over window is open, the epoch that opened it; else -1. */
+  private long handOver = -1;
 
-  public StagedSinkOp(Schema schema, int[] key, int stateTableId, ActorContext ctx, Supplier<Publisher> publisher) {
+  /**
+   * @param publishers the publisher of a stager's identity, by actor id: this actor's own, and those
+   *     of the orphans it adopts
+   */
+  public StagedSinkOp(Schema schema, int[] key, int stateTableId, ActorContext ctx, LongFunction<Publisher> publishers) {
     this.schema = schema;
     this.key = key;
     this.all = new int[schema.size()];
@@ -54,7 +73,8 @@ public final class StagedSinkOp implements Operator {
     }
     this.stateTableId = stateTableId;
     this.ctx = ctx;
-    this.publisherFactory = publisher;
+    this.publishers = publishers;
+    this.peers = new TreeSet<>(ctx.fragmentActors());
   }
 
   @Override
@@ -74,10 +94,18 @@ public final class StagedSinkOp implements Operator {
 
   @Override
   public void onBarrier(Barrier barrier, Emitter out) {
+    long epoch = barrier.prevEpoch();
     if (publisher == null) {
       recover();
+      handOver = epoch; // built by a recovery or a reschedule: either may have moved keys between stagers
     }
-    long epoch = barrier.prevEpoch();
+    if (barrier.mutation() != null && barrier.mutation().hasUpdate() && barrier.mutation().getUpdate().getJobId() == ctx.jobId()) {
+      ActorInfo mine = barrier.updateFor(ctx.actorId());
+      if (mine != null && mine.getFragmentActorIdsCount() > 0) {
+        peers = new TreeSet<>(mine.getFragmentActorIdsList());
+      }
+      handOver = epoch;
+    }
     if (!buffer.isEmpty()) {
       for (int seq = 0; seq < buffer.size(); seq++) {
         Publisher.StagedRow r = buffer.get(seq);
@@ -86,43 +114,115 @@ public final class StagedSinkOp implements Operator {
       staged.put(epoch, List.copyOf(buffer));
       buffer.clear();
     }
-    publishCommitted(ctx.store().committedEpoch());
+    long committed = ctx.store().committedEpoch();
+    publish(publisher, ctx.actorId(), staged, handOver < 0 ? committed : handOverStep(committed));
     state.commit(epoch);
-    if (barrier.stops(ctx.actorId())) {
-      finalEpoch = epoch;
-    }
   }
 
   private void recover() {
-    publisher = publisherFactory.get();
-    published = publisher.recover();
+    publisher = publishers.apply(ctx.actorId());
+    long published = publisher.recover();
     for (Object[] r : state.scanPrefix(new Object[] {ctx.actorId()})) {
       long e = (Long) r[1];
       if (e <= published) {
         state.deleteByPk(new Object[] {r[0], r[1], r[2]});
       } else {
-        staged.computeIfAbsent(e, x -> new ArrayList<>())
-            .add(new Publisher.StagedRow((byte) (int) (Integer) r[3], (String) r[4], (String) r[5]));
+        staged.computeIfAbsent(e, x -> new ArrayList<>()).add(row(r));
       }
     }
   }
 
-  private void publishCommitted(long committed) {
-    Map<Long, List<Publisher.StagedRow>> ready = staged.headMap(committed, true);
+  private static Publisher.StagedRow row(Object[] r) {
+    return new Publisher.StagedRow((byte) (int) (Integer) r[3], (String) r[4], (String) r[5]);
+  }
+
+  /**
+   * One step of an open hand-over window: adopts what orphans may publish (this actor is the
+   * fragment's lowest), closes the window once no other stager holds an epoch up to the one that
+   * opened it, and returns the last epoch of its own this actor may publish now.
+   */
+  private long handOverStep(long committed) {
+    TreeMap<Long, TreeMap<Long, List<Publisher.StagedRow>>> others = new TreeMap<>();
+    for (Object[] r : state.scanOwned()) {
+      long stager = (Long) r[0];
+      if (stager != ctx.actorId()) {
+        others.computeIfAbsent(stager, s -> new TreeMap<>()).computeIfAbsent((Long) r[1], e -> new ArrayList<>()).add(row(r));
+      }
+    }
+    // A stager that left did so at the barrier ending handOver: once that epoch committed it has
+    // passed its stop barrier (or died) and will publish nothing more itself.
+    if (committed >= handOver && !peers.isEmpty() && peers.first() == ctx.actorId()) {
+      for (long orphan : new ArrayList<>(others.keySet())) {
+        if (!peers.contains(orphan)) {
+          adopt(orphan, others, committed);
+        }
+      }
+    }
+    long oldestOther = Long.MAX_VALUE;
+    for (TreeMap<Long, List<Publisher.StagedRow>> epochs : others.values()) {
+      oldestOther = Math.min(oldestOther, epochs.firstKey());
+    }
+    if (committed >= handOver && oldestOther > handOver) {
+      handOver = -1;
+      return committed;
+    }
+    return Math.min(committed, oldestOther);
+  }
+
+  /** Publishes, as {@code orphan}, its epochs no other stager precedes, and deletes them from state. */
+  private void adopt(long orphan, TreeMap<Long, TreeMap<Long, List<Publisher.StagedRow>>> others, long committed) {
+    TreeMap<Long, List<Publisher.StagedRow>> epochs = others.get(orphan);
+    long limit = staged.isEmpty() ? committed : Math.min(committed, staged.firstKey());
+    for (Map.Entry<Long, TreeMap<Long, List<Publisher.StagedRow>>> o : others.entrySet()) {
+      if (o.getKey() != orphan) {
+        limit = Math.min(limit, o.getValue().firstKey());
+      }
+    }
+    if (epochs.firstKey() > limit) {
+      return;
+    }
+    NavigableMap<Long, List<Publisher.StagedRow>> ready = epochs.headMap(limit, true);
+    try (Publisher as = publishers.apply(orphan)) {
+      long published = as.recover();
+      List<Publisher.StagedRow> rows = new ArrayList<>();
+      ready.tailMap(published, false).values().forEach(rows::addAll);
+      if (ready.lastKey() > published) {
+        as.publish(rows, ready.lastKey());
+      }
+    }
+    deleteStaged(orphan, ready);
+    if (epochs.isEmpty()) {
+      others.remove(orphan);
+    }
+  }
+
+  /** Publishes {@code stager}'s epochs up to {@code upTo} and deletes them from {@code epochs} and from state. */
+  private void publish(Publisher to, long stager, TreeMap<Long, List<Publisher.StagedRow>> epochs, long upTo) {
+    NavigableMap<Long, List<Publisher.StagedRow>> ready = epochs.headMap(upTo, true);
     if (ready.isEmpty()) {
       return;
     }
     List<Publisher.StagedRow> rows = new ArrayList<>();
     ready.values().forEach(rows::addAll);
-    long upTo = staged.floorKey(committed);
-    publisher.publish(rows, upTo);
-    published = upTo;
-    ready.forEach((e, list) -> {
+    to.publish(rows, ready.lastKey());
+    deleteStaged(stager, ready);
+  }
+
+  private void deleteStaged(long stager, NavigableMap<Long, List<Publisher.StagedRow>> epochs) {
+    epochs.forEach((e, list) -> {
       for (int seq = 0; seq < list.size(); seq++) {
-        state.deleteByPk(new Object[] {ctx.actorId(), e, seq});
+        state.deleteByPk(new Object[] {stager, e, seq});
       }
     });
-    ready.clear();
+    epochs.clear();
+  }
+
+  /**
+   * The name under which a sink actor publishes, {@code tide-<job>-<table>-<actor>}: stable across
+   * recoveries (actors keep their ids), and the one an adopter of its orphaned epochs publishes as.
+   */
+  public static String identity(int jobId, int stateTableId, long actorId) {
+    return "tide-" + jobId + "-" + stateTableId + "-" + actorId;
   }
 
   /** Rows staged and not yet published (for metrics and tests). */
@@ -130,33 +230,19 @@ public final class StagedSinkOp implements Operator {
     return staged.values().stream().mapToInt(List::size).sum();
   }
 
+  /** Whether a hand-over window is open (for tests). */
+  boolean handingOver() {
+    return handOver >= 0;
+  }
+
   /**
-   * An actor a reschedule removes publishes what it staged once its last epoch commits: it waits
-   * for that here, after its stop barrier was passed on (so the wait holds no barrier back), for at
-   * most {@link #FINAL_PUBLISH_WAIT_NANOS}. If the epoch does not commit (a recovery follows and
-   * rebuilds this actor with its staged rows) or the wait is interrupted, it publishes nothing.
+   * Publishes nothing: an actor a reschedule removes leaves its last epochs staged for the
+   * fragment's lowest actor to adopt once they commit (and a failed one is rebuilt by the recovery).
    */
   @Override
   public void close() {
-    try {
-      if (finalEpoch >= 0 && publisher != null) {
-        long deadline = ctx.clock().nanoTime() + FINAL_PUBLISH_WAIT_NANOS;
-        while (ctx.store().committedEpoch() < finalEpoch && ctx.clock().nanoTime() < deadline) {
-          Thread.sleep(5); // the store offers no timed wait; a short poll on the closing path only
-        }
-        if (ctx.store().committedEpoch() >= finalEpoch) {
-          publishCommitted(finalEpoch);
-        }
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } finally {
-      if (publisher != null) {
-        publisher.close();
-      }
+    if (publisher != null) {
+      publisher.close();
     }
   }
-
-  /** How long a removed actor waits for its last epoch to commit before giving up publishing. */
-  static final long FINAL_PUBLISH_WAIT_NANOS = 60_000_000_000L;
 }

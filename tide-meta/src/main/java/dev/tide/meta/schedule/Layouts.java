@@ -177,7 +177,7 @@ public final class Layouts {
   }
 
   /**
-   * Descriptors of every actor of the job: vnodes, splits, dispatchers and merges. Dispatchers name
+   * Descriptors of every actor of the job: vnodes, splits, dispatchers, merges and the actors of its fragment. Dispatchers name
    * each downstream actor's worker and that worker's address (its exchange endpoint).
    *
    * @param addresses address of each worker the layout uses, by worker id
@@ -190,6 +190,7 @@ public final class Layouts {
         ActorPlacement a = actors.get(i);
         ActorInfo.Builder b = ActorInfo.newBuilder().setActorId(a.actorId()).setFragmentId(f.getFragmentId())
             .setJobId(job.getJobId()).setWorkerId(a.workerId()).setVnodes(a.vnodes().toString()).addAllSplits(a.splits());
+        actors.forEach(peer -> b.addFragmentActorIds(peer.actorId()));
         for (FragmentEdge e : job.getEdgesList()) {
           if (e.getUpstreamFragmentId() == f.getFragmentId()) {
             b.addDispatchers(dispatcher(job, e, layout.actors(e.getDownstreamFragmentId()), i, addresses));

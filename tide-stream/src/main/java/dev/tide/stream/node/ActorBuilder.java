@@ -81,7 +81,8 @@ final class ActorBuilder {
     int vnodeCount = frag.getSingleton() ? 1 : job.getVnodeCount();
     VnodeBitmap vnodes = info.getVnodes().isEmpty() ? VnodeBitmap.full(vnodeCount) : VnodeBitmap.parse(vnodeCount, info.getVnodes());
     ActorContext ctx = new ActorContext(info.getActorId(), info.getJobId(), vnodeCount, vnodes, info.getSplitsList(), tables, store, clock,
-        paused, job.getCreatedMs(), alignments.computeIfAbsent(info.getJobId(), j -> new SourceAlignment()));
+        paused, job.getCreatedMs(), alignments.computeIfAbsent(info.getJobId(), j -> new SourceAlignment()),
+        List.copyOf(info.getFragmentActorIdsList()));
 
     List<PlanNode> nodes = frag.getNodesList();
     Map<Integer, Integer> index = new HashMap<>();

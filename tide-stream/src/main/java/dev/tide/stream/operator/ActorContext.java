@@ -14,12 +14,19 @@ import java.util.Map;
  * source splits, the clock, whether its job was paused when the actor was built (a source then
  * starts paused: it emits nothing until a Resume barrier), and the wall time its job was created
  * (0: not known), from which rate-paced sources run their schedule, and the alignment its sources
- * share with the job's other sources on this node. Thread-safety: confined to the
- * actor thread.
+ * share with the job's other sources on this node, and the actors of its fragment when it was built
+ * (itself included; empty: not known). Thread-safety: confined to the actor thread.
  */
 public record ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
     Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused, long jobCreatedMs,
-    SourceAlignment alignment) {
+    SourceAlignment alignment, List<Long> fragmentActors) {
+
+  /** A context that does not know the other actors of its fragment. */
+  public ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
+      Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused, long jobCreatedMs,
+      SourceAlignment alignment) {
+    this(actorId, jobId, vnodeCount, vnodes, splits, tables, store, clock, startsPaused, jobCreatedMs, alignment, List.of());
+  }
 
   /** A context whose sources are aligned with no other actor's. */
   public ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
