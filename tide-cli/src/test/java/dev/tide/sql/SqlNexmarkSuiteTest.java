@@ -68,6 +68,7 @@ class SqlNexmarkSuiteTest {
   static final int A_ID = 0;
   static final int A_DATE_TIME = 5;
   static final int A_EXPIRES = 6;
+  static final int A_SELLER = 7;
   static final int A_CATEGORY = 8;
 
   @TempDir
@@ -140,6 +141,7 @@ class SqlNexmarkSuiteTest {
     expected.put("q3", NexmarkReference.q3(events.auctions(), events.persons()));
     expected.put("q4", NexmarkReference.q4(events.auctions(), events.bids()));
     expected.put("q5", NexmarkReference.q5(events.bids()));
+    expected.put("q6", q6(events));
     expected.put("q8", NexmarkReference.q8(events.persons(), events.auctions()));
     expected.put("q9", q9(events));
     expected.put("q10", q10(events.bids()));
@@ -231,6 +233,14 @@ class SqlNexmarkSuiteTest {
         + " RIGHT JOIN auction a ON b.auction = a.id");
     views.put("full_join", "SELECT p.id AS person, a.id AS auction FROM person p FULL OUTER JOIN (SELECT id, seller FROM auction"
         + " WHERE MOD(id, 3) = 0) a ON p.id = a.seller");
+    views.put("running_bids", "SELECT auction, price, MIN(price) OVER w AS lo, MAX(price) OVER w AS hi, COUNT(*) OVER w AS n,"
+        + " SUM(price) OVER (PARTITION BY auction ORDER BY date_time ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS total"
+        + " FROM bid WHERE MOD(auction, 10) = 0"
+        + " WINDOW w AS (PARTITION BY auction ORDER BY date_time ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)");
+    views.put("rank_three", "SELECT * FROM (SELECT auction, price, MOD(price, 7) AS m, RANK() OVER (PARTITION BY auction"
+        + " ORDER BY MOD(price, 7) DESC) AS r FROM bid WHERE MOD(auction, 10) = 0) WHERE r <= 3");
+    views.put("dense_two", "SELECT * FROM (SELECT bidder, b, n, DENSE_RANK() OVER (PARTITION BY b ORDER BY n DESC) AS dr"
+        + " FROM (SELECT bidder, MOD(bidder, 3) AS b, COUNT(*) AS n FROM bid GROUP BY bidder)) WHERE dr <= 2");
     for (Map.Entry<String, String> v : views.entrySet()) {
       try (Statement s = conn.createStatement()) {
         s.execute("CREATE MATERIALIZED VIEW " + v.getKey() + " AS " + v.getValue());
@@ -279,6 +289,46 @@ class SqlNexmarkSuiteTest {
     bids.forEach(b -> maxPrice.merge(NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000), l(b[B_PRICE]), Math::max));
     expected.put("rank_one", rowsOf(bids, b -> l(b[B_PRICE]) == maxPrice.get(NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000)),
         b -> Arrays.asList(b[B_AUCTION], b[B_PRICE], b[B_DATE_TIME], NexmarkReference.windowStart(l(b[B_DATE_TIME]), 10_000), 1L)));
+    // Running aggregates per auction in (date_time, row id) order: the window's order, then the bids' stream key.
+    List<List<Object>> running = new ArrayList<>();
+    groups(bids.stream().filter(b -> l(b[B_AUCTION]) % 10 == 0).toList(), b -> List.of(b[B_AUCTION])).forEach((k, g) -> {
+      List<Object[]> ordered = new ArrayList<>(g);
+      ordered.sort(Comparator.comparingLong((Object[] b) -> l(b[B_DATE_TIME])).thenComparingLong(b -> l(b[B_ROW_ID])));
+      long lo = Long.MAX_VALUE;
+      long hi = Long.MIN_VALUE;
+      long total = 0;
+      for (int i = 0; i < ordered.size(); i++) {
+        long price = l(ordered.get(i)[B_PRICE]);
+        lo = Math.min(lo, price);
+        hi = Math.max(hi, price);
+        total += price;
+        running.add(Arrays.asList(k.get(0), price, lo, hi, (long) i + 1, total));
+      }
+    });
+    expected.put("running_bids", NexmarkReference.sorted(running));
+    // RANK: 1 + the rows before in the order (ties share it, the next skips); DENSE_RANK: 1 + the distinct values before.
+    List<List<Object>> rankThree = new ArrayList<>();
+    groups(bids.stream().filter(b -> l(b[B_AUCTION]) % 10 == 0).toList(), b -> List.of(b[B_AUCTION])).forEach((k, g) -> {
+      for (Object[] b : g) {
+        long m = l(b[B_PRICE]) % 7;
+        long r = 1 + g.stream().filter(o -> l(o[B_PRICE]) % 7 > m).count();
+        if (r <= 3) {
+          rankThree.add(Arrays.asList(b[B_AUCTION], b[B_PRICE], m, r));
+        }
+      }
+    });
+    expected.put("rank_three", NexmarkReference.sorted(rankThree));
+    Map<Long, Long> bidsPerBidder = new TreeMap<>();
+    bids.forEach(b -> bidsPerBidder.merge(l(b[B_BIDDER]), 1L, Long::sum));
+    List<List<Object>> denseTwo = new ArrayList<>();
+    bidsPerBidder.forEach((bidder, n) -> {
+      long dr = 1 + bidsPerBidder.entrySet().stream().filter(e -> e.getKey() % 3 == bidder % 3 && e.getValue() > n)
+          .map(Map.Entry::getValue).distinct().count();
+      if (dr <= 2) {
+        denseTwo.add(Arrays.asList(bidder, bidder % 3, n, dr));
+      }
+    });
+    expected.put("dense_two", NexmarkReference.sorted(denseTwo));
     expected.put("left_join", NexmarkReference.sorted(left));
     expected.put("right_join", NexmarkReference.sorted(right));
     Map<Long, List<Long>> auctionsBySeller = new HashMap<>();
@@ -371,6 +421,16 @@ class SqlNexmarkSuiteTest {
       }
     }
     soft.assertThat(String.join("\n", plan)).contains("emit on window close", "watermark delay 4000 ms");
+    // OVER's default frame with ORDER BY is RANGE (peers included), which Tide does not compute.
+    String range = "CREATE MATERIALIZED VIEW ranged AS SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY date_time) FROM bid";
+    try (Statement s = conn.createStatement()) {
+      s.execute(range);
+      soft.fail("a view with a RANGE frame was created");
+    } catch (org.postgresql.util.PSQLException e) {
+      soft.assertThat(e.getSQLState()).isEqualTo("0A000");
+      soft.assertThat(e.getMessage()).contains("not supported: RANGE frames in OVER", "write ROWS BETWEEN n PRECEDING AND CURRENT ROW");
+      soft.assertThat(e.getServerErrorMessage().getPosition()).isEqualTo(range.indexOf("OVER") + 1);
+    }
     try (Statement s = conn.createStatement()) {
       s.execute("CREATE MATERIALIZED VIEW not_closing AS SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction EMIT ON WINDOW CLOSE");
       soft.fail("a view without a window emitting on window close was created");
@@ -472,6 +532,40 @@ class SqlNexmarkSuiteTest {
   static List<List<Object>> q10(List<Object[]> bids) {
     return rowsOf(bids, b -> true, b -> Arrays.asList(b[B_AUCTION], b[B_BIDDER], b[B_PRICE], b[B_DATE_TIME], b[B_EXTRA],
         day(b[B_DATE_TIME]), minute(b[B_DATE_TIME])));
+  }
+
+  /**
+   * q6: per auction with a bid in [date_time, expires], its seller and the average of its winning
+   * price and those of the seller's 10 auctions before it, ordered by expiry, then by id (the
+   * window's tie-break: the input's stream key).
+   */
+  static List<List<Object>> q6(Events ev) {
+    Map<Long, Long> finals = new HashMap<>();
+    Map<Long, Object[]> byId = new HashMap<>();
+    ev.auctions().forEach(a -> byId.put(l(a[A_ID]), a));
+    for (Object[] b : ev.bids()) {
+      Object[] a = byId.get(l(b[B_AUCTION]));
+      if (a != null && l(b[B_DATE_TIME]) >= l(a[A_DATE_TIME]) && l(b[B_DATE_TIME]) <= l(a[A_EXPIRES])) {
+        finals.merge(l(a[A_ID]), l(b[B_PRICE]), Math::max);
+      }
+    }
+    Map<Long, List<Object[]>> bySeller = new TreeMap<>();
+    finals.keySet().forEach(id -> bySeller.computeIfAbsent(l(byId.get(id)[A_SELLER]), s -> new ArrayList<>()).add(byId.get(id)));
+    List<List<Object>> out = new ArrayList<>();
+    for (Map.Entry<Long, List<Object[]>> e : bySeller.entrySet()) {
+      List<Object[]> auctions = e.getValue();
+      auctions.sort(Comparator.comparingLong((Object[] a) -> l(a[A_EXPIRES])).thenComparingLong(a -> l(a[A_ID])));
+      for (int i = 0; i < auctions.size(); i++) {
+        long sum = 0;
+        int n = 0;
+        for (int j = Math.max(0, i - 10); j <= i; j++) {
+          sum += finals.get(l(auctions.get(j)[A_ID]));
+          n++;
+        }
+        out.add(Arrays.asList(e.getKey(), (double) sum / n));
+      }
+    }
+    return NexmarkReference.sorted(out);
   }
 
   static List<List<Object>> q13(List<Object[]> bids) {

@@ -25,9 +25,19 @@ public final class Schemas {
       .withUnquotedCasing(Casing.TO_LOWER).withQuotedCasing(Casing.UNCHANGED).withCaseSensitive(true)
       .withConformance(SqlConformanceEnum.LENIENT);
 
-  /** PostgreSQL's text: CASE over strings of different lengths gives VARCHAR, not blank-padded CHAR. */
+  /**
+   * PostgreSQL's text: CASE over strings of different lengths gives VARCHAR, not blank-padded CHAR.
+   * AVG is fractional (DOUBLE, as Tide's aggregations compute it), not Calcite's AVG of integers in
+   * their own type.
+   */
   public static final class PgTypeSystem extends org.apache.calcite.rel.type.RelDataTypeSystemImpl {
     public static final PgTypeSystem INSTANCE = new PgTypeSystem();
+
+    @Override
+    public org.apache.calcite.rel.type.RelDataType deriveAvgAggType(org.apache.calcite.rel.type.RelDataTypeFactory types,
+        org.apache.calcite.rel.type.RelDataType argument) {
+      return types.createTypeWithNullability(types.createSqlType(org.apache.calcite.sql.type.SqlTypeName.DOUBLE), argument.isNullable());
+    }
 
     @Override
     public boolean shouldConvertRaggedUnionTypesToVarying() {

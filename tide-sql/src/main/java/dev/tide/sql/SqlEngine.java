@@ -802,8 +802,10 @@ public final class SqlEngine {
           : n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount()
               + (n.getSource().containsOptions("watermark-delay-ms") ? " watermark delay "
                   + n.getSource().getOptionsOrThrow("watermark-delay-ms") + " ms" : "");
-      case TOP_N -> "group keys " + n.getTopN().getGroupKeysList() + " order " + n.getTopN().getOrderColumnsList() + " limit "
-          + n.getTopN().getLimit();
+      case TOP_N -> "group keys " + n.getTopN().getGroupKeysList() + " order " + n.getTopN().getOrderColumnsList()
+          + (n.getTopN().getCallsCount() == 0 ? " limit " + n.getTopN().getLimit() : " over " + n.getTopN().getCallsList().stream()
+              .map(c -> c.getKind() + "(" + (c.getKind() == dev.tide.proto.plan.AggKind.COUNT_STAR ? "" : c.getArg()) + ") rows "
+                  + (c.getPreceding() < 0 ? "unbounded" : c.getPreceding()) + " preceding").toList());
       case SESSION_WINDOW -> "partition " + n.getSessionWindow().getPartitionKeysList() + " gap " + n.getSessionWindow().getGapMs() + " ms";
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";

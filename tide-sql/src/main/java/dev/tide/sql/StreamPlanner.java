@@ -3,6 +3,7 @@ package dev.tide.sql;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.JoinType;
 import dev.tide.proto.plan.Plan;
+import dev.tide.proto.plan.RankKind;
 import dev.tide.stream.expr.Ex;
 import dev.tide.stream.expr.ExprResolver;
 import dev.tide.stream.plan.Agg;
@@ -15,6 +16,7 @@ import dev.tide.stream.source.NexmarkSourceOptions;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -48,8 +50,11 @@ import org.apache.calcite.rex.RexInputRef;
 import org.apache.calcite.rex.RexLiteral;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexOver;
+import org.apache.calcite.rex.RexShuttle;
+import org.apache.calcite.rex.RexWindow;
 import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.type.SqlTypeName;
 import org.apache.calcite.sql2rel.RelFieldTrimmer;
 import org.apache.calcite.util.Util;
@@ -175,12 +180,14 @@ final class StreamPlanner {
       return lower(j.copy(j.getTraitSet(), RexUtil.composeConjunction(rex, List.of(j.getCondition(), f.getCondition())),
           j.getLeft(), j.getRight(), j.getJoinType(), j.isSemiJoinDone()));
     }
-    if (r instanceof Filter f && f.getInput() instanceof Project p && RexOver.containsOver(p.getProjects(), null)) {
+    if (r instanceof Filter f && f.getInput() instanceof Project p && ranks(p)) {
       return topN(f, p);
     }
+    if (r instanceof Project p && ranks(p)) {
+      throw unsupported("ROW_NUMBER(), RANK() or DENSE_RANK() OVER (...) without a rank limit (WHERE rn <= n)", "over");
+    }
     if (r instanceof Project p && RexOver.containsOver(p.getProjects(), null)) {
-      throw unsupported("OVER windows other than ROW_NUMBER() (or RANK() = 1) OVER (PARTITION BY ... ORDER BY ...) filtered by a"
-          + " rank limit (WHERE rn <= n)", "over");
+      return overWindow(p);
     }
     if (r instanceof Project p) {
       Lowered in = lower(p.getInput());
@@ -235,7 +242,7 @@ final class StreamPlanner {
     RexOver o = (RexOver) p.getProjects().get(over);
     SqlKind fn = o.getOperator().getKind();
     if (fn != SqlKind.ROW_NUMBER && fn != SqlKind.RANK && fn != SqlKind.DENSE_RANK) {
-      throw unsupported(o.getOperator().getName() + "() OVER (ROW_NUMBER() is, and RANK() or DENSE_RANK() = 1)",
+      throw unsupported(o.getOperator().getName() + "() OVER with a rank limit (ROW_NUMBER(), RANK() and DENSE_RANK() are)",
           o.getOperator().getName());
     }
     Long limit = null;
@@ -262,23 +269,7 @@ final class StreamPlanner {
     for (RexFieldCollation c : o.getWindow().orderKeys) {
       order.add(keyColumn(c.left, input, computed));
     }
-    Lowered in = input;
-    if (!computed.isEmpty()) {
-      List<Named> cols = new ArrayList<>();
-      Set<String> seen = new TreeSet<>();
-      for (int i = 0; i < input.fields().length; i++) {
-        if (seen.add(input.name(i))) {
-          cols.add(new Named(Ex.col(input.name(i)), input.name(i)));
-        }
-      }
-      cols.addAll(computed);
-      Stream s = input.stream().project(cols);
-      int[] fields = new int[input.fields().length];
-      for (int i = 0; i < fields.length; i++) {
-        fields[i] = s.schema().indexOf(input.name(i));
-      }
-      in = new Lowered(s, fields);
-    }
+    Lowered in = withColumns(input, computed);
     List<Boolean> descending = new ArrayList<>();
     for (RexFieldCollation c : o.getWindow().orderKeys) {
       boolean desc = c.getDirection() == RelFieldCollation.Direction.DESCENDING;
@@ -291,15 +282,16 @@ final class StreamPlanner {
     }
     Stream top;
     Ex rankValue;
-    if (fn == SqlKind.ROW_NUMBER) {
+    if (fn != SqlKind.ROW_NUMBER && (limit != 1 || order.size() != 1)) {
+      RankKind kind = fn == SqlKind.RANK ? RankKind.RANK : RankKind.DENSE_RANK;
+      top = in.stream().groupBy(keys.toArray(String[]::new)).topN(order, descending, limit, "_rank", kind);
+      rankValue = Ex.col("_rank");
+    } else if (fn == SqlKind.ROW_NUMBER) {
       top = in.stream().groupBy(keys.toArray(String[]::new)).topN(order, descending, limit, "_rank");
       rankValue = Ex.col("_rank");
     } else {
-      // RANK() = 1: the rows holding the partition's best value, ties included (a group top).
-      if (limit != 1 || order.size() != 1) {
-        throw unsupported(o.getOperator().getName() + "() other than = 1 over one ORDER BY column (ROW_NUMBER() takes any limit)",
-            o.getOperator().getName());
-      }
+      // RANK() = 1 over one column: the rows holding the partition's best value, ties included (a
+      // group top, which over an append-only input keeps the leaders only).
       PlanBuilder.Grouped g = in.stream().groupBy(keys.toArray(String[]::new));
       top = descending.get(0) ? g.maxRows(order.get(0)) : g.minRows(order.get(0));
       rankValue = Ex.lit(1L);
@@ -313,6 +305,136 @@ final class StreamPlanner {
     Lowered projected = identity(top.project(exprs), exprs.size());
     return rest.isEmpty() ? projected
         : new Lowered(projected.stream().filter(ex(RexUtil.composeConjunction(rex, rest), projected)), projected.fields());
+  }
+
+  /** Whether the projection numbers rows (ROW_NUMBER, RANK, DENSE_RANK OVER ...), a top-N's shape. */
+  private static boolean ranks(Project p) {
+    boolean[] found = {false};
+    p.getProjects().forEach(e -> e.accept(new RexShuttle() {
+      @Override
+      public RexNode visitOver(RexOver over) {
+        SqlKind k = over.getOperator().getKind();
+        found[0] |= k == SqlKind.ROW_NUMBER || k == SqlKind.RANK || k == SqlKind.DENSE_RANK;
+        return over;
+      }
+    }));
+    return found[0];
+  }
+
+  /**
+   * Aggregate OVER windows ({@link PlanBuilder.Grouped#over}): every {@code AGG(x) OVER (PARTITION BY
+   * k ORDER BY o ROWS BETWEEN n PRECEDING AND CURRENT ROW)} of the projection (Calcite may have
+   * rewritten an aggregate into several, e.g. SUM into COUNT and $SUM0) becomes a column of one
+   * window over the input; the projection then reads those columns. All calls must share one window.
+   */
+  private Lowered overWindow(Project p) {
+    List<RexOver> overs = new ArrayList<>();
+    p.getProjects().forEach(e -> e.accept(new RexShuttle() {
+      @Override
+      public RexNode visitOver(RexOver over) {
+        if (!overs.contains(over)) {
+          overs.add(over);
+        }
+        return over;
+      }
+    }));
+    RexWindow w = overs.get(0).getWindow();
+    for (RexOver o : overs) {
+      if (!o.getWindow().equals(w)) {
+        throw unsupported("OVER windows that differ in PARTITION BY, ORDER BY or frame in one SELECT", "over");
+      }
+    }
+    if (!w.isRows()) {
+      throw unsupported("RANGE frames in OVER (the default with ORDER BY); write ROWS BETWEEN n PRECEDING AND CURRENT ROW", "over");
+    }
+    if (!w.getUpperBound().isCurrentRow()) {
+      throw unsupported("an OVER frame that ends after the current row; it must end at CURRENT ROW", "over");
+    }
+    long preceding;
+    if (w.getLowerBound().isUnbounded() && w.getLowerBound().isPreceding()) {
+      preceding = -1;
+    } else if (w.getLowerBound().isCurrentRow()) {
+      preceding = 0;
+    } else if (w.getLowerBound().isPreceding() && w.getLowerBound().getOffset() instanceof RexLiteral lit
+        && lit.getValueAs(Long.class) != null) {
+      preceding = lit.getValueAs(Long.class);
+    } else {
+      throw unsupported("an OVER frame other than ROWS BETWEEN n PRECEDING (or UNBOUNDED PRECEDING) AND CURRENT ROW", "over");
+    }
+    Lowered input = lower(p.getInput());
+    List<Named> computed = new ArrayList<>();
+    List<String> keys = new ArrayList<>();
+    for (RexNode k : w.partitionKeys) {
+      keys.add(keyColumn(k, input, computed));
+    }
+    List<String> order = new ArrayList<>();
+    List<Boolean> descending = new ArrayList<>();
+    for (RexFieldCollation c : w.orderKeys) {
+      order.add(keyColumn(c.left, input, computed));
+      boolean desc = c.getDirection() == RelFieldCollation.Direction.DESCENDING;
+      if (c.getNullDirection() != (desc ? RelFieldCollation.NullDirection.FIRST : RelFieldCollation.NullDirection.LAST)) {
+        throw unsupported("NULLS FIRST/LAST in OVER (nulls sort as the greatest values)", "nulls");
+      }
+      descending.add(desc);
+    }
+    List<Agg> calls = new ArrayList<>();
+    for (int i = 0; i < overs.size(); i++) {
+      RexOver o = overs.get(i);
+      String name = "_over" + i;
+      String arg = o.getOperands().isEmpty() ? null : keyColumn(o.getOperands().get(0), input, computed);
+      calls.add(switch (o.getOperator().getKind()) {
+        case COUNT -> arg == null ? Agg.count(name) : Agg.count(arg, name);
+        case SUM, SUM0 -> Agg.sum(arg, name);
+        case MIN -> Agg.min(arg, name);
+        case MAX -> Agg.max(arg, name);
+        case AVG -> Agg.avg(arg, name);
+        default -> throw unsupported(o.getOperator().getName() + "() OVER (COUNT, SUM, MIN, MAX and AVG are; ROW_NUMBER() with a"
+            + " rank limit)", o.getOperator().getName());
+      });
+    }
+    Lowered in = withColumns(input, computed);
+    Stream windowed = in.stream().groupBy(keys.toArray(String[]::new)).over(order, descending, preceding, calls);
+    int width = in.fields().length;
+    int[] fields = Arrays.copyOf(in.fields(), width + overs.size());
+    for (int i = 0; i < overs.size(); i++) {
+      fields[width + i] = windowed.schema().indexOf("_over" + i);
+    }
+    Lowered framed = new Lowered(windowed, fields);
+    RexShuttle toColumns = new RexShuttle() {
+      @Override
+      public RexNode visitOver(RexOver over) {
+        RexNode ref = rex.makeInputRef(over.getType(), width + overs.indexOf(over));
+        // $SUM0 is SUM with 0 for a frame without a value (Calcite guards it with COUNT > 0).
+        return over.getOperator().getKind() == SqlKind.SUM0 ? rex.makeCall(SqlStdOperatorTable.COALESCE, ref,
+            rex.makeZeroLiteral(over.getType())) : ref;
+      }
+    };
+    List<Named> exprs = new ArrayList<>();
+    for (int i = 0; i < p.getProjects().size(); i++) {
+      exprs.add(new Named(ex(p.getProjects().get(i).accept(toColumns), framed), columnName(p.getRowType().getFieldNames().get(i), i)));
+    }
+    return identity(windowed.project(exprs), exprs.size());
+  }
+
+  /** {@code input} with the {@code computed} key columns added (as is when there are none). */
+  private static Lowered withColumns(Lowered input, List<Named> computed) {
+    if (computed.isEmpty()) {
+      return input;
+    }
+    List<Named> cols = new ArrayList<>();
+    Set<String> seen = new TreeSet<>();
+    for (int i = 0; i < input.fields().length; i++) {
+      if (seen.add(input.name(i))) {
+        cols.add(new Named(Ex.col(input.name(i)), input.name(i)));
+      }
+    }
+    cols.addAll(computed);
+    Stream s = input.stream().project(cols);
+    int[] fields = new int[input.fields().length];
+    for (int i = 0; i < fields.length; i++) {
+      fields[i] = s.schema().indexOf(input.name(i));
+    }
+    return new Lowered(s, fields);
   }
 
   /** The column of a PARTITION BY or ORDER BY key: an input column, or one added to {@code computed}. */

@@ -6,6 +6,8 @@ import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.types.DataType;
+import dev.tide.proto.plan.OverCall;
+import dev.tide.proto.plan.RankKind;
 import dev.tide.proto.plan.TopNNode;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
@@ -21,18 +23,22 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Per group, the first {@code limit} rows in a total order, each with its row number ({@link
- * TopNNode}; SQL: {@code ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) <= limit}). The order is
- * the order columns (nulls greatest), then the input's stream key ascending, so every run ranks the
- * same rows the same way.
+ * Window functions over groups of rows in a total order ({@link TopNNode}): per group, the rows
+ * numbered up to {@code limit}, each with its number (SQL: {@code ROW_NUMBER() OVER (PARTITION BY
+ * ... ORDER BY ...) <= limit}, or {@code RANK()} and {@code DENSE_RANK()}, whose rows equal in the
+ * order columns share a number), or, with OVER calls, every row with each call's aggregate over the
+ * row's frame of preceding rows (SQL: {@code AVG(x) OVER (... ROWS BETWEEN n PRECEDING AND CURRENT
+ * ROW)}). The order is the order columns (nulls greatest), then the input's stream key ascending,
+ * so every run ranks and frames the same rows the same way.
  *
  * <p>State: the table keyed (group keys, input stream key) holds, over an append-only input, each
  * group's current first rows only (a row pushed out can never return: rows only arrive), and over a
  * retracting input every row of the group. A group is loaded from state whole into a sorted set the
  * first time one of its rows arrives. After each chunk, every group the chunk changed emits the
- * difference between the numbered rows it emitted last and its first rows now: deletes of rows that
- * left, update pairs of rows whose number or values changed, inserts of rows that entered. Nothing is pending
- * at a barrier, where the epoch's state writes are committed with the output they explain.
+ * difference between the output rows it emitted last and its output rows now: deletes of rows that
+ * left, update pairs of rows whose number, aggregates or values changed, inserts of rows that
+ * entered. Nothing is pending at a barrier, where the epoch's state writes are committed with the
+ * output they explain. An OVER group's output is recomputed whole when it changes: O(rows x frame).
  *
  * <p>Cache: loaded groups, cleared at a barrier once past its bound and when the actor's vnodes
  * change. Thread-safety: confined to the actor thread.
@@ -45,16 +51,20 @@ public final class TopNOp implements Operator {
   private final int limit;
   private final boolean retracting;
   private final Comparator<Object[]> order;
+  /** The order columns only, without the tie-break: rows it finds equal share a RANK. */
+  private final Comparator<Object[]> peers;
+  private final RankKind rank;
   private final int[] inputKey;
   private final ActorContext ctx;
   private final Map<List<Object>, Group> groups = new HashMap<>();
   private final Set<Group> dirty = new LinkedHashSet<>();
+  private final List<OverCall> calls;
   private final ChunkBuilder builder;
   private final int width;
   private long cachedRows;
   private StateTable table;
 
-  /** One group's rows (all of them, or over an append-only input its first ones) and what was emitted of them. */
+  /** One group's rows (all of them, or over an append-only input its first ones) and the output rows emitted of them. */
   private static final class Group {
     final Object[] key;
     final TreeSet<Object[]> rows;
@@ -67,19 +77,25 @@ public final class TopNOp implements Operator {
   }
 
   public TopNOp(TopNNode node, DataType[] inputTypes, ActorContext ctx) {
-    if (node.getLimit() < 1 || node.getLimit() > 100_000) {
+    this.calls = node.getCallsList();
+    if (calls.isEmpty() ? node.getLimit() < 1 || node.getLimit() > 100_000 : node.getLimit() != 0) {
       throw new IllegalArgumentException("top-n node with table " + node.getTableId() + " has limit " + node.getLimit()
-          + "; it must be between 1 and 100000");
+          + (calls.isEmpty() ? "; it must be between 1 and 100000" : " and OVER calls; with calls the limit must be 0 (every row)"));
     }
     this.node = node;
     this.groupKeys = node.getGroupKeysList().stream().mapToInt(Integer::intValue).toArray();
-    this.limit = (int) node.getLimit();
+    this.limit = calls.isEmpty() ? (int) node.getLimit() : Integer.MAX_VALUE;
     this.retracting = node.getRetractingInput();
     this.inputKey = node.getInputKeyList().stream().mapToInt(Integer::intValue).toArray();
     this.ctx = ctx;
     this.width = inputTypes.length;
-    DataType[] out = Arrays.copyOf(inputTypes, width + 1);
-    out[width] = DataType.BIGINT;
+    DataType[] out = Arrays.copyOf(inputTypes, width + Math.max(1, calls.size()));
+    if (calls.isEmpty()) {
+      out[width] = DataType.BIGINT;
+    }
+    for (int c = 0; c < calls.size(); c++) {
+      out[width + c] = OverFrames.type(calls.get(c), inputTypes);
+    }
     this.builder = new ChunkBuilder(out, StreamChunk.DEFAULT_CAPACITY);
     Comparator<Object[]> c = (a, b) -> 0;
     for (int i = 0; i < node.getOrderColumnsCount(); i++) {
@@ -87,10 +103,12 @@ public final class TopNOp implements Operator {
       Comparator<Object[]> byCol = (a, b) -> compare(a[col], b[col]);
       c = c.thenComparing(node.getDescending(i) ? byCol.reversed() : byCol);
     }
+    this.peers = c;
     for (int k : inputKey) {
       c = c.thenComparing((a, b) -> compare(a[k], b[k]));
     }
     this.order = c;
+    this.rank = node.getRank();
   }
 
   /** Values of one column: nulls greatest, -0.0 equal to 0.0 (as in keys). */
@@ -143,12 +161,21 @@ public final class TopNOp implements Operator {
     }
     cachedRows++;
     if (!retracting && g.rows.size() > limit) {
-      Object[] last = g.rows.pollLast();
-      cachedRows--;
-      if (last == row) {
-        return; // not among the first rows: never stored
+      // Over an append-only input a row's number only grows: rows numbered past the limit go for good.
+      int keep = rank == RankKind.ROW_NUMBER ? limit : numbers(g.rows).size();
+      boolean stored = true;
+      while (g.rows.size() > keep) {
+        Object[] last = g.rows.pollLast();
+        cachedRows--;
+        if (last == row) {
+          stored = false; // not among the first rows: never stored
+        } else {
+          table.delete(last);
+        }
       }
-      table.delete(last);
+      if (!stored) {
+        return;
+      }
     }
     table.put(row);
   }
@@ -166,26 +193,51 @@ public final class TopNOp implements Operator {
         g.rows.add(stored);
       }
       cachedRows += g.rows.size();
-      g.emitted = first(g);
+      g.emitted = outputs(g);
       groups.put(k, g);
     }
     return g;
   }
 
-  private List<Object[]> first(Group g) {
-    List<Object[]> out = new ArrayList<>(Math.min(limit, g.rows.size()));
+  /** The group's output rows now: its first rows numbered, or every row with its frames' aggregates. */
+  private List<Object[]> outputs(Group g) {
+    if (!calls.isEmpty()) {
+      return OverFrames.rows(new ArrayList<>(g.rows), width, calls);
+    }
+    List<Long> numbers = numbers(g.rows);
+    List<Object[]> out = new ArrayList<>(numbers.size());
     for (Object[] r : g.rows) {
-      if (out.size() == limit) {
+      if (out.size() == numbers.size()) {
         break;
       }
-      out.add(r);
+      Object[] numbered = Arrays.copyOf(r, width + 1);
+      numbered[width] = numbers.get(out.size());
+      out.add(numbered);
     }
     return out;
   }
 
-  /** Emits the difference between what the group emitted last and its first rows now. */
+  /** The numbers of the first rows, as many as are numbered up to the limit (RANK, DENSE_RANK: ties of the last included). */
+  private List<Long> numbers(TreeSet<Object[]> rows) {
+    List<Long> out = new ArrayList<>();
+    long number = 0;
+    Object[] previous = null;
+    for (Object[] r : rows) {
+      if (rank == RankKind.ROW_NUMBER || previous == null || peers.compare(previous, r) != 0) {
+        number = rank == RankKind.RANK ? out.size() + 1 : number + 1;
+      }
+      previous = r;
+      if (number > limit) {
+        break;
+      }
+      out.add(number);
+    }
+    return out;
+  }
+
+  /** Emits the difference between the output rows the group emitted last and those it has now. */
   private void emitChanges(Group g, Emitter out) throws InterruptedException {
-    List<Object[]> now = first(g);
+    List<Object[]> now = outputs(g);
     Map<List<Object>, Integer> before = new HashMap<>();
     for (int i = 0; i < g.emitted.size(); i++) {
       before.put(pk(g.emitted.get(i)), i);
@@ -194,21 +246,21 @@ public final class TopNOp implements Operator {
     for (int i = 0; i < now.size(); i++) {
       after.put(pk(now.get(i)), i);
     }
-    for (int i = 0; i < g.emitted.size(); i++) {
-      if (!after.containsKey(pk(g.emitted.get(i)))) {
-        emit(out, Op.DELETE, g.emitted.get(i), i);
+    for (Object[] r : g.emitted) {
+      if (!after.containsKey(pk(r))) {
+        out.emitIfAny(builder.appendRow(Op.DELETE.code(), r));
       }
     }
-    for (int i = 0; i < now.size(); i++) {
-      Integer was = before.get(pk(now.get(i)));
+    for (Object[] r : now) {
+      Integer was = before.get(pk(r));
       if (was == null) {
-        emit(out, Op.INSERT, now.get(i), i);
-      } else if (was != i || !Arrays.equals(g.emitted.get(was), now.get(i))) {
+        out.emitIfAny(builder.appendRow(Op.INSERT.code(), r));
+      } else if (!Arrays.equals(g.emitted.get(was), r)) {
         if (builder.size() >= StreamChunk.DEFAULT_CAPACITY - 1) {
           out.emitIfAny(builder.take()); // an update pair stays in one chunk
         }
-        emit(out, Op.UPDATE_DELETE, g.emitted.get(was), was);
-        emit(out, Op.UPDATE_INSERT, now.get(i), i);
+        out.emitIfAny(builder.appendRow(Op.UPDATE_DELETE.code(), g.emitted.get(was)));
+        out.emitIfAny(builder.appendRow(Op.UPDATE_INSERT.code(), r));
       }
     }
     g.emitted = now;
@@ -220,12 +272,6 @@ public final class TopNOp implements Operator {
       k[i] = HashAggOp.normalizeZero(row[inputKey[i]]);
     }
     return Arrays.asList(k);
-  }
-
-  private void emit(Emitter out, Op op, Object[] row, int index) throws InterruptedException {
-    Object[] r = Arrays.copyOf(row, width + 1);
-    r[width] = (long) index + 1;
-    out.emitIfAny(builder.appendRow(op.code(), r));
   }
 
   @Override

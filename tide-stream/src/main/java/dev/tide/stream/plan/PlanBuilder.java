@@ -21,6 +21,8 @@ import dev.tide.proto.plan.SessionWindowNode;
 import dev.tide.proto.plan.SinkNode;
 import dev.tide.proto.plan.SourceNode;
 import dev.tide.proto.plan.TopFilterNode;
+import dev.tide.proto.plan.OverCall;
+import dev.tide.proto.plan.RankKind;
 import dev.tide.proto.plan.TopNNode;
 import dev.tide.proto.plan.WindowKind;
 import dev.tide.proto.plan.WindowNode;
@@ -645,6 +647,15 @@ public final class PlanBuilder {
      * a row whose number changes; the stream key is the group keys, then the input's.
      */
     public Stream topN(List<String> orderColumns, List<Boolean> descending, long limit, String rankName) {
+      return topN(orderColumns, descending, limit, rankName, RankKind.ROW_NUMBER);
+    }
+
+    /**
+     * {@link #topN(List, List, long, String)} numbered by {@code rank}: ROW_NUMBER, or RANK and
+     * DENSE_RANK, under which rows equal in the order columns share a number (all of them are kept
+     * up to the limit).
+     */
+    public Stream topN(List<String> orderColumns, List<Boolean> descending, long limit, String rankName, RankKind rank) {
       String op = "topN";
       if (limit < 1 || limit > 100_000) {
         throw new PlanException(in.where(op) + ": limit " + limit + " must be between 1 and 100000");
@@ -656,7 +667,7 @@ public final class PlanBuilder {
         throw new PlanException(in.where(op) + ": the rank column '" + rankName + "' is already a column of the input; name it otherwise");
       }
       boolean retracting = !nodes.get(in.id).getAppendOnly();
-      TopNNode.Builder t = TopNNode.newBuilder().setLimit(limit).setRetractingInput(retracting);
+      TopNNode.Builder t = TopNNode.newBuilder().setLimit(limit).setRetractingInput(retracting).setRank(rank);
       Set<Integer> outKey = new LinkedHashSet<>();
       for (int k : keys) {
         t.addGroupKeys(k);
@@ -671,6 +682,68 @@ public final class PlanBuilder {
       }
       List<Field> fields = new ArrayList<>(in.schema.fields());
       fields.add(new Field(rankName, DataType.BIGINT));
+      return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields),
+          outKey.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(in.hidden, fields.size()));
+    }
+
+    /**
+     * Aggregate OVER windows: every row of its group, with one column per call appended, the call over
+     * the row and the {@code preceding} rows before it (-1: every row before it) in the order of
+     * {@code orderColumns} (nulls greatest), ties broken by the input's stream key ascending (SQL:
+     * {@code AGG(x) OVER (PARTITION BY keys ORDER BY ... ROWS BETWEEN n PRECEDING AND CURRENT ROW)}).
+     * Calls: COUNT (and COUNT(*)), SUM, MIN, MAX, AVG (DOUBLE). The changelog updates every row whose
+     * frame a change reaches; the stream key is the group keys, then the input's.
+     */
+    public Stream over(List<String> orderColumns, List<Boolean> descending, long preceding, List<Agg> calls) {
+      String op = "over";
+      if (orderColumns.size() != descending.size()) {
+        throw new PlanException(in.where(op) + ": " + orderColumns.size() + " order columns but " + descending.size() + " directions");
+      }
+      if (preceding < -1 || preceding > 10_000) {
+        throw new PlanException(in.where(op) + ": " + preceding + " preceding rows; a frame may reach 0 to 10000 rows back,"
+            + " or every row before (-1)");
+      }
+      if (calls.isEmpty()) {
+        throw new PlanException(in.where(op) + ": no aggregate calls");
+      }
+      TopNNode.Builder t = TopNNode.newBuilder().setLimit(0).setRetractingInput(!nodes.get(in.id).getAppendOnly());
+      Set<Integer> outKey = new LinkedHashSet<>();
+      for (int k : keys) {
+        t.addGroupKeys(k);
+        outKey.add(k);
+      }
+      for (int i = 0; i < orderColumns.size(); i++) {
+        t.addOrderColumns(in.column(orderColumns.get(i), op)).addDescending(descending.get(i));
+      }
+      for (int k : in.key) {
+        t.addInputKey(k);
+        outKey.add(k);
+      }
+      List<Field> fields = new ArrayList<>(in.schema.fields());
+      for (Agg a : calls) {
+        OverCall.Builder c = OverCall.newBuilder().setKind(a.kind()).setPreceding(preceding).setName(a.name());
+        DataType out = DataType.BIGINT;
+        if (a.kind() != AggKind.COUNT_STAR) {
+          int arg = in.column(a.column(), op + " " + a.kind().name().toLowerCase(java.util.Locale.ROOT));
+          DataType type = in.schema.type(arg);
+          c.setArg(arg);
+          out = switch (a.kind()) {
+            case SUM, AVG -> {
+              if (!type.isNumeric()) {
+                throw new PlanException("type mismatch in " + in.where(op) + ": " + a.kind() + "(" + a.column()
+                    + ") needs a numeric column, got " + type.sqlName());
+              }
+              yield a.kind() == AggKind.AVG || type == DataType.DOUBLE ? DataType.DOUBLE : DataType.BIGINT;
+            }
+            case MIN, MAX -> type;
+            case COUNT -> DataType.BIGINT;
+            default -> throw new PlanException(in.where(op) + ": " + a.kind() + " is no OVER aggregate; use COUNT, SUM, MIN, MAX or AVG");
+          };
+        }
+        t.addCalls(c);
+        fields.add(new Field(a.name(), out));
+      }
+      checkUniqueNames(fields, in.where(op));
       return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields),
           outKey.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(in.hidden, fields.size()));
     }
