@@ -416,7 +416,7 @@ final class StreamPlanner {
     return identity(windowed.project(exprs), exprs.size());
   }
 
-  /** {@code input} with the {@code computed} key columns added (as is when there are none). */
+  /** {@code input} with the {@code computed} columns added (as is when there are none). */
   private static Lowered withColumns(Lowered input, List<Named> computed) {
     if (computed.isEmpty()) {
       return input;
@@ -564,18 +564,7 @@ final class StreamPlanner {
         default -> throw unsupported("aggregate function " + fn, fn);
       });
     }
-    Stream input = in.stream();
-    if (!filtered.isEmpty()) {
-      List<Named> cols = new ArrayList<>();
-      Set<String> seen = new TreeSet<>();
-      for (int f = 0; f < in.fields().length; f++) {
-        if (seen.add(in.name(f))) {
-          cols.add(new Named(Ex.col(in.name(f)), in.name(f)));
-        }
-      }
-      cols.addAll(filtered);
-      input = input.project(cols);
-    }
+    Stream input = withColumns(in, filtered).stream();
     PlanBuilder.Grouped grouped = input.groupBy(keys.toArray(String[]::new));
     if (onWindowClose) {
       for (String k : keys) {

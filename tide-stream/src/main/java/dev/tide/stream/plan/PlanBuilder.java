@@ -666,8 +666,19 @@ public final class PlanBuilder {
       if (in.schema.indexOf(rankName) >= 0) {
         throw new PlanException(in.where(op) + ": the rank column '" + rankName + "' is already a column of the input; name it otherwise");
       }
-      boolean retracting = !nodes.get(in.id).getAppendOnly();
-      TopNNode.Builder t = TopNNode.newBuilder().setLimit(limit).setRetractingInput(retracting).setRank(rank);
+      TopNNode.Builder t = TopNNode.newBuilder().setLimit(limit).setRank(rank);
+      int[] outKey = orderedGroups(t, orderColumns, descending, op);
+      List<Field> fields = new ArrayList<>(in.schema.fields());
+      fields.add(new Field(rankName, DataType.BIGINT));
+      return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields), outKey, Arrays.copyOf(in.hidden, fields.size()));
+    }
+
+    /**
+     * Fills the group keys, order columns, tie-break (the input's stream key) and input kind of a
+     * top-N or OVER node, and returns its stream key: the group keys, then the input's.
+     */
+    private int[] orderedGroups(TopNNode.Builder t, List<String> orderColumns, List<Boolean> descending, String op) {
+      t.setRetractingInput(!nodes.get(in.id).getAppendOnly());
       Set<Integer> outKey = new LinkedHashSet<>();
       for (int k : keys) {
         t.addGroupKeys(k);
@@ -680,10 +691,7 @@ public final class PlanBuilder {
         t.addInputKey(k);
         outKey.add(k);
       }
-      List<Field> fields = new ArrayList<>(in.schema.fields());
-      fields.add(new Field(rankName, DataType.BIGINT));
-      return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields),
-          outKey.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(in.hidden, fields.size()));
+      return outKey.stream().mapToInt(Integer::intValue).toArray();
     }
 
     /**
@@ -706,19 +714,8 @@ public final class PlanBuilder {
       if (calls.isEmpty()) {
         throw new PlanException(in.where(op) + ": no aggregate calls");
       }
-      TopNNode.Builder t = TopNNode.newBuilder().setLimit(0).setRetractingInput(!nodes.get(in.id).getAppendOnly());
-      Set<Integer> outKey = new LinkedHashSet<>();
-      for (int k : keys) {
-        t.addGroupKeys(k);
-        outKey.add(k);
-      }
-      for (int i = 0; i < orderColumns.size(); i++) {
-        t.addOrderColumns(in.column(orderColumns.get(i), op)).addDescending(descending.get(i));
-      }
-      for (int k : in.key) {
-        t.addInputKey(k);
-        outKey.add(k);
-      }
+      TopNNode.Builder t = TopNNode.newBuilder().setLimit(0);
+      int[] outKey = orderedGroups(t, orderColumns, descending, op);
       List<Field> fields = new ArrayList<>(in.schema.fields());
       for (Agg a : calls) {
         OverCall.Builder c = OverCall.newBuilder().setKind(a.kind()).setPreceding(preceding).setName(a.name());
@@ -744,8 +741,7 @@ public final class PlanBuilder {
         fields.add(new Field(a.name(), out));
       }
       checkUniqueNames(fields, in.where(op));
-      return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields),
-          outKey.stream().mapToInt(Integer::intValue).toArray(), Arrays.copyOf(in.hidden, fields.size()));
+      return add(PlanNode.newBuilder().setTopN(t), List.of(in), new Schema(fields), outKey, Arrays.copyOf(in.hidden, fields.size()));
     }
 
     /** Per group, the rows that hold the group's least value of {@code column}; see {@link #maxRows}. */
