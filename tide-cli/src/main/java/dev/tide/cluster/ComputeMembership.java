@@ -79,6 +79,9 @@ public final class ComputeMembership implements AutoCloseable {
   private void register(Duration timeout) {
     RegisterWorkerResponse r = meta.withWaitForReady().withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS)
         .registerWorker(RegisterWorkerRequest.newBuilder().setHost(address).setSlots(slots).setResourceId(resourceId).build());
+    if (!r.getClusterId().isEmpty()) {
+      ClusterMark.check(node.objects(), r.getClusterId(), "compute");
+    }
     node.setWorkerId(r.getWorkerId());
     node.store().reset(r.getVersion());
     LOG.info("{} registered as worker {} with {} slots at committed epoch {}", node.name(), r.getWorkerId(), slots,

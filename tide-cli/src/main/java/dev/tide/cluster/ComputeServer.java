@@ -81,11 +81,14 @@ public final class ComputeServer implements AutoCloseable {
           server::shutdown); // drained and told to leave: awaitTermination returns and the process exits 0
       LOG.info("compute node serving on {} with {} slots, worker {} of meta at {}", advertised, slots, node.workerId(), metaAt);
       return new ComputeServer(node, server, metaChannel, membership);
-    } catch (StatusRuntimeException e) {
+    } catch (StatusRuntimeException | IllegalStateException e) {
       server.shutdownNow();
       node.shutdown();
       metaChannel.shutdownNow();
-      throw new IllegalStateException(registerFailure(e, metaAt, config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT)), e);
+      if (e instanceof StatusRuntimeException s) {
+        throw new IllegalStateException(registerFailure(s, metaAt, config.get(ProcessOptions.COMPUTE_REGISTER_TIMEOUT)), e);
+      }
+      throw e;
     }
   }
 

@@ -112,6 +112,7 @@ public final class MetaServer implements AutoCloseable {
     AtomicReference<ManagedChannel> self = new AtomicReference<>();
     try {
       objects = ProcessOptions.objectStore(config);
+      String clusterId = ClusterMark.ensure(objects, () -> java.util.UUID.randomUUID().toString());
       Function<String, ManagedChannel> connector = address -> Dial.to(address, token).build();
       meta = new Meta(config, clock, connector, store);
       Meta m = meta;
@@ -119,7 +120,7 @@ public final class MetaServer implements AutoCloseable {
       MetaMetrics metrics = new MetaMetrics(() -> m, views);
       metrics.attach(meta);
       NettyServerBuilder sb = NettyServerBuilder.forAddress(bind);
-      for (BindableService s : List.of(new MetaGrpcService(meta), new AdminGrpcService(meta, null), new ViewGrpcService(() -> m, views),
+      for (BindableService s : List.of(new MetaGrpcService(meta, clusterId), new AdminGrpcService(meta, null), new ViewGrpcService(() -> m, views),
           new JobGrpcService(() -> m, config))) {
         sb.addService(guarded(s, token));
       }

@@ -1,6 +1,7 @@
 package dev.tide.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tide.meta.store.PostgresCluster;
@@ -61,6 +62,20 @@ class ClusterProcessTest {
       awaitView(cluster, "q5");
       awaitView(cluster, "q3");
       assertThat(cluster.status().getAliveWorkers()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aComputeOnAnotherObjectStoreIsRefusedNamingBothAndTheFix(@TempDir Path dir) {
+    try (ClusterProcesses cluster = new ClusterProcesses(dir, FAST)) {
+      cluster.startMeta();
+      Path elsewhere = dir.resolve("elsewhere");
+      assertThatThrownBy(() -> cluster.startCompute(elsewhere, 1))
+          .hasMessageContaining("compute's object store LocalObjectStore(" + elsewhere.resolve("objects") + ")")
+          .hasMessageContaining("holds no cluster mark (cluster.id), but meta's belongs to cluster")
+          .hasMessageContaining("Give compute meta's object store: the same --data-dir");
+      cluster.startCompute(1); // the same data directory as meta: accepted
+      assertThat(cluster.status().getAliveWorkers()).isEqualTo(1);
     }
   }
 

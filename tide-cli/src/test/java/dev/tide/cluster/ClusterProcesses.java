@@ -61,7 +61,12 @@ final class ClusterProcesses implements AutoCloseable {
 
   /** Starts {@code tide compute} registering with this cluster's meta; returns once registered. */
   TideProcess startCompute(int slots, String... extra) {
-    List<String> args = new ArrayList<>(List.of("compute", "--data-dir", dir.toString(), "--meta", "127.0.0.1:" + metaPort,
+    return startCompute(dir, slots, extra);
+  }
+
+  /** Starts {@code tide compute} on data directory {@code dataDir} (its object store); see {@link #startCompute(int, String...)}. */
+  TideProcess startCompute(Path dataDir, int slots, String... extra) {
+    List<String> args = new ArrayList<>(List.of("compute", "--data-dir", dataDir.toString(), "--meta", "127.0.0.1:" + metaPort,
         "--slots", String.valueOf(slots)));
     args.addAll(common);
     args.addAll(List.of(extra));

@@ -20,16 +20,25 @@ import io.grpc.stub.StreamObserver;
 /** The meta service as compute nodes call it: a thin adapter onto {@link Meta}. */
 public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
   private final Meta meta;
+  private final String clusterId;
 
+  /** A service that sends registering nodes no cluster id to check their object store against. */
   public MetaGrpcService(Meta meta) {
+    this(meta, "");
+  }
+
+  /** @param clusterId the id in meta's object store, which registering nodes check theirs against */
+  public MetaGrpcService(Meta meta, String clusterId) {
     this.meta = meta;
+    this.clusterId = clusterId;
   }
 
   @Override
   public void registerWorker(RegisterWorkerRequest req, StreamObserver<RegisterWorkerResponse> out) {
     try {
       Command.Registered r = meta.register(req.getHost(), req.getSlots(), req.getResourceId());
-      out.onNext(RegisterWorkerResponse.newBuilder().setWorkerId(r.workerId()).setVersion(r.version()).build());
+      out.onNext(RegisterWorkerResponse.newBuilder().setWorkerId(r.workerId()).setVersion(r.version()).setClusterId(clusterId)
+          .build());
       out.onCompleted();
     } catch (IllegalArgumentException e) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage()).asRuntimeException());

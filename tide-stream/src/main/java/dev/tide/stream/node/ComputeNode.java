@@ -66,6 +66,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   private final String name;
   private final MetaServiceGrpc.MetaServiceBlockingStub meta;
+  private final ObjectStore objects;
   private final StateStore store;
   private final LocalExchange channels;
   private final Links links;
@@ -127,6 +128,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       LocalExchange channels, ExchangeClient peers, ExchangeConfig exchange, Clock clock) {
     this.name = name;
     this.meta = meta;
+    this.objects = objects;
     this.store = new StateStore(objects, cache, "state", this::allocateSstId);
     this.channels = channels;
     this.client = peers;
@@ -195,6 +197,11 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   public StateStore store() {
     return store;
+  }
+
+  /** The object store the node's state lives in. */
+  public ObjectStore objects() {
+    return objects;
   }
 
   public int actorCount() {
