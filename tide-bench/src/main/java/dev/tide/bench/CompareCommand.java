@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
         "build every column of every event, the boxed path).",
         "Both end in a sink that keeps no rows and only fingerprints them, like the Nexmark blackhole",
         "sink. Engines alternate per query for --rounds rounds.",
-        "Prints per query and engine the steady events/s (the sources' pace between 20% and 90% of",
+        "Prints per query and engine the steady events/s (the sources' pace between 20%% and 90%% of",
         "the input), the end-to-end events/s (submission to the last commit), the ratio of Tide to",
         "each engine, CPU seconds per million events, events per CPU second (one core's worth), cores",
         "used and peak resident memory; writes runs.csv, summary.csv, summary.md, curve.csv (events/s",

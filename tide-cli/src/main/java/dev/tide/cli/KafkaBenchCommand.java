@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
         "fills a topic with JSON bids, then runs on a fresh in-process cluster a job that counts bids and",
         "keeps the top price per auction into an upsert topic (Kafka transactions) and a view. Prints",
         "events/s from submission until every bid is counted in a committed epoch (job start included)",
-        "and over the steady part (10% to 90% of the bids), then checks the output topic.",
+        "and over the steady part (10%% to 90%% of the bids), then checks the output topic.",
         "The broker shares the machine and this JVM with the job: the figure is Tide and Kafka together.",
         ""})
 final class KafkaBenchCommand implements Callable<Integer> {

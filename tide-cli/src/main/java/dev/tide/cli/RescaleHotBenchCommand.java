@@ -34,12 +34,12 @@ import picocli.CommandLine.Spec;
     description = {
         "Measures online rescaling under saturation, with state read on every row.",
         "",
-        "On a fresh in-process cluster: an unthrottled bid stream counted per _row_id % --keys",
+        "On a fresh in-process cluster: an unthrottled bid stream counted per _row_id %% --keys",
         "(every row reads and writes its key's state; the hot set is the whole state), rescaled",
         "--parallelism -> --scale-to -> --parallelism while it runs flat out. Samples every 10 ms",
         "the rows produced by the source and the rows arriving at the aggregation (which writes the",
         "view: the sink side), and prints per reschedule the rows/s before and after, the longest",
-        "gap at either end, the time to regain 90% of the rate before, and rows/s per second",
+        "gap at either end, the time to regain 90%% of the rate before, and rows/s per second",
         "around it; writes timeline.csv and timeline.png into --out.",
         ""})
 public final class RescaleHotBenchCommand implements Callable<Integer> {

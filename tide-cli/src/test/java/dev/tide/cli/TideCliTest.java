@@ -25,6 +25,27 @@ class TideCliTest {
     return new Run(code, out.toString(), err.toString());
   }
 
+  /**
+   * Help texts are format strings (picocli formats them): a bare percent sign ("90% of") breaks the
+   * line, and picocli prints a warning with the help instead.
+   */
+  @Test
+  void everyHelpTextIsAValidFormatString() {
+    List<picocli.CommandLine> all = new java.util.ArrayList<>(List.of(new picocli.CommandLine(new TideCli())));
+    for (int i = 0; i < all.size(); i++) {
+      all.addAll(all.get(i).getSubcommands().values());
+    }
+    List<String> texts = new java.util.ArrayList<>();
+    for (picocli.CommandLine c : all) {
+      texts.addAll(List.of(c.getCommandSpec().usageMessage().description()));
+      c.getCommandSpec().options().forEach(o -> texts.addAll(List.of(o.description())));
+    }
+    for (String t : texts) {
+      org.assertj.core.api.Assertions.assertThatCode(() -> String.format(t)).as(t).doesNotThrowAnyException();
+    }
+    assertThat(all).hasSizeGreaterThan(20);
+  }
+
   @Test
   void playgroundPrintsProgressSummaryAndBothViews(@TempDir Path dir) {
     Run r = tide("playground", "--duration", "6s", "--rate", "5000", "--barrier-interval", "200ms",
