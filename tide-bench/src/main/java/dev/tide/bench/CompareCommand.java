@@ -199,7 +199,7 @@ public final class CompareCommand implements Callable<Integer> {
       double te = tide == null ? Double.NaN : median(tide, Measurement::eventsPerSecond);
       for (var byEngine : e.getValue().entrySet()) {
         if (failed.containsKey(byEngine.getKey())) {
-          summary.add(List.of(q, byEngine.getKey(), "failed: " + failed.get(byEngine.getKey()), "", "", "", "", "", "", "", ""));
+          summary.add(List.of(q, byEngine.getKey(), "failed: " + brief(failed.get(byEngine.getKey())), "", "", "", "", "", "", "", ""));
           csv.add(List.of(q, byEngine.getKey(), "", "", "", "", "", "", "", "", "failed"));
           continue;
         }
@@ -236,6 +236,13 @@ public final class CompareCommand implements Callable<Integer> {
     w.println("Wrote " + out.resolve("runs.csv") + ", summary.csv, summary.md, curve.csv, throughput.png, curve-*.png");
     w.flush();
     return allAgree ? 0 : 1;
+  }
+
+  /** A failure's root cause in at most 80 characters, for the table (the run's line above has it whole). */
+  static String brief(String failure) {
+    int cause = failure.lastIndexOf("root cause: ");
+    String b = cause >= 0 ? failure.substring(cause + "root cause: ".length()) : failure;
+    return b.length() <= 80 ? b : b.substring(0, 79) + "…";
   }
 
   private static String pct(double f) {
