@@ -1,5 +1,6 @@
 package dev.tide.cluster;
 
+import dev.tide.storage.object.ClusterMark;
 import dev.tide.proto.stream.HeartbeatRequest;
 import dev.tide.proto.stream.HeartbeatResponse;
 import dev.tide.proto.stream.LeaveRequest;

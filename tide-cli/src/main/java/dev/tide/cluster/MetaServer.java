@@ -21,6 +21,7 @@ import dev.tide.optimizer.provider.LaunchRole;
 import dev.tide.optimizer.provider.LocalProcessProvider;
 import dev.tide.optimizer.worker.OptimizerInstance;
 import dev.tide.optimizer.worker.OptimizerSettings;
+import dev.tide.storage.object.ClusterMark;
 import dev.tide.storage.object.ObjectStore;
 import dev.tide.storage.object.S3Config;
 import io.grpc.ManagedChannel;
@@ -140,7 +141,7 @@ public final class MetaServer implements AutoCloseable {
           spec -> OptimizerInstance.start(self.get(), o, OptimizerSettings.of(spec.group(), spec.threads())
               .withResourceId(spec.resourceId())),
           local);
-      late.addService(guarded(new OptimizerGrpcService(groups.optimizing()), token));
+      late.addService(guarded(new OptimizerGrpcService(groups.optimizing(), clusterId), token));
       late.addService(guarded(new GroupGrpcService(groups.keepers()), token));
       late.addService(guarded(new TableGrpcService(groups.optimizing(), groups.keepers()), token));
       int httpPort = config.get(ProcessOptions.META_HTTP_PORT);

@@ -12,6 +12,7 @@ import dev.tide.stream.queries.NexmarkQueries;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,5 +79,28 @@ class OptimizerProcessTest {
     }
     assertThat(Files.readString(log)).contains("registered in group 'default' with 2 threads")
         .contains("stopped: unregistered, its tasks handed back to meta");
+  }
+  @Test
+  void anOptimizerOnAnotherObjectStoreIsRefusedNamingBothAndTheFix(@TempDir Path dir) throws Exception {
+    Config config = NexmarkEndToEndTest.fastBarriers().with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
+    try (LocalCluster cluster = new LocalCluster(dir, config, 1, 1)) {
+      String clusterId = dev.tide.storage.object.ClusterMark.ensure(new dev.tide.storage.object.LocalObjectStore(dir.resolve("objects")),
+          () -> "cluster-7");
+      Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+          .addService(new OptimizerGrpcService(cluster.optimizing(), clusterId)).build().start();
+      try {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"), "dev.tide.cli.TideCli",
+            "optimizer", "--meta", "127.0.0.1:" + server.getPort(), "--threads", "1", "--objects", dir.resolve("elsewhere").toString())
+            .redirectErrorStream(true).start();
+        String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(output).isNotZero();
+        assertThat(output).contains("optimizer's object store LocalObjectStore(" + dir.resolve("elsewhere") + ") holds no cluster mark"
+            + " (cluster.id), but meta's belongs to cluster cluster-7", "Give optimizer meta's object store");
+      } finally {
+        server.shutdownNow();
+      }
+    }
   }
 }

@@ -31,9 +31,17 @@ import java.util.function.Supplier;
 public final class OptimizerGrpcService extends OptimizerServiceGrpc.OptimizerServiceImplBase {
   private static final OptimizerAck ACK = OptimizerAck.getDefaultInstance();
   private final OptimizingService service;
+  private final String clusterId;
 
+  /** A service that sends registering optimizers no cluster id to check their object store against. */
   public OptimizerGrpcService(OptimizingService service) {
+    this(service, "");
+  }
+
+  /** @param clusterId the id in meta's object store, which registering optimizers check theirs against */
+  public OptimizerGrpcService(OptimizingService service, String clusterId) {
     this.service = service;
+    this.clusterId = clusterId;
   }
 
   @Override
@@ -41,7 +49,8 @@ public final class OptimizerGrpcService extends OptimizerServiceGrpc.OptimizerSe
     answer(out, () -> {
       String id = service.register(req.getGroup(), req.getThreads(),
           req.getResourceId().isEmpty() ? Optional.empty() : Optional.of(req.getResourceId()), req.getToken());
-      return RegisterResponse.newBuilder().setInstanceId(id).setHeartbeatIntervalMs(service.heartbeatIntervalMs(id)).build();
+      return RegisterResponse.newBuilder().setInstanceId(id).setHeartbeatIntervalMs(service.heartbeatIntervalMs(id))
+          .setClusterId(clusterId).build();
     });
   }
 

@@ -13,6 +13,7 @@ import dev.tide.proto.optimizer.SstIdsRequest;
 import dev.tide.proto.optimizer.SstIdsResponse;
 import dev.tide.proto.optimizer.UnregisterRequest;
 import dev.tide.proto.store.SstInfo;
+import dev.tide.storage.object.ClusterMark;
 import dev.tide.storage.object.ObjectStore;
 import dev.tide.storage.sst.BlockCache;
 import io.grpc.Channel;
@@ -47,6 +48,7 @@ public final class OptimizerInstance implements AutoCloseable {
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicLong completed = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
+  private final ObjectStore objects;
   private volatile boolean running = true;
   private volatile String instanceId;
   private volatile long heartbeatIntervalMs = 1000;
@@ -54,6 +56,7 @@ public final class OptimizerInstance implements AutoCloseable {
   private long sstIdsLeft;
 
   private OptimizerInstance(Channel channel, ObjectStore objects, OptimizerSettings settings) {
+    this.objects = objects;
     this.stub = OptimizerServiceGrpc.newBlockingStub(channel);
     this.settings = settings;
     this.runner = new CompactionRunner(objects, new BlockCache(8L << 20));
@@ -63,6 +66,7 @@ public final class OptimizerInstance implements AutoCloseable {
    * Registers an instance with meta over {@code channel} and starts its threads.
    *
    * @throws StatusRuntimeException if meta refuses the registration (bad group, threads or token)
+   * @throws IllegalStateException if {@code objects} is not meta's object store ({@link ClusterMark})
    */
   public static OptimizerInstance start(Channel channel, ObjectStore objects, OptimizerSettings settings) {
     OptimizerInstance o = new OptimizerInstance(channel, objects, settings);
@@ -108,6 +112,9 @@ public final class OptimizerInstance implements AutoCloseable {
     }
     RegisterResponse r = stub.register(RegisterRequest.newBuilder().setGroup(settings.group()).setThreads(settings.threads())
         .setResourceId(settings.resourceId()).setToken(settings.token()).build());
+    if (!r.getClusterId().isEmpty()) {
+      ClusterMark.check(objects, r.getClusterId(), "optimizer");
+    }
     instanceId = r.getInstanceId();
     heartbeatIntervalMs = Math.max(10, r.getHeartbeatIntervalMs());
     sstIdsLeft = 0;

@@ -1,6 +1,5 @@
-package dev.tide.cluster;
+package dev.tide.storage.object;
 
-import dev.tide.storage.object.ObjectStore;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
@@ -9,7 +8,7 @@ import java.util.function.Supplier;
  * writes the same state: the object {@value #PATH} holds the cluster's id, written by meta's first
  * start and sent to every node that registers. A node started with another object store (a
  * different {@code --data-dir} or bucket) is refused with both named, instead of failing later on
- * state it cannot find.
+ * state it cannot find; so is an optimizer.
  */
 public final class ClusterMark {
   static final String PATH = "cluster.id";
