@@ -55,6 +55,7 @@ class KafkaSqlTest {
     try (EmbeddedKafka kafka = new EmbeddedKafka(); PostgresCluster pg = PostgresCluster.start()) {
       kafka.createTopic("sbids", 2);
       kafka.createTopic("scounts", 1);
+      kafka.createTopic("sdirect", 1);
       List<String> bids = new ArrayList<>();
       for (int i = 0; i < BIDS; i++) {
         bids.add(bid(i));
@@ -96,7 +97,11 @@ class KafkaSqlTest {
 
         s.execute("CREATE SINK counts_kafka FROM counts WITH (connector = 'kafka', " + broker + ", topic = 'scounts', mode = 'upsert')");
         s.execute("CREATE SINK counts_pg FROM counts WITH (connector = 'postgres', url = '" + db + "', table = 'counts')");
-        assertThat(rows(s, "SHOW SINKS")).extracting(r -> r.get(0)).containsExactly("counts_kafka", "counts_pg");
+        // A sink of its own query (no view): the aggregation runs in the sink's job, over the topic.
+        s.execute("CREATE SINK counts_direct AS SELECT auction, COUNT(*) AS bids, MAX(price) AS top FROM bids GROUP BY auction"
+            + " WITH (connector = 'kafka', " + broker + ", topic = 'sdirect', mode = 'upsert')");
+        assertThatThrownBy(() -> s.execute("CREATE SINK k AS SELECT auction FROM bids")).hasMessageContaining("needs WITH (connector");
+        assertThat(rows(s, "SHOW SINKS")).extracting(r -> r.get(0)).containsExactly("counts_direct", "counts_kafka", "counts_pg");
         // A sink follows its view (committed rows, then the changelog): it does not read the topic and aggregate again.
         for (String sink : List.of("counts_kafka", "counts_pg")) {
           assertThat(cluster.meta().snapshot().jobs().get(sink).definition().getFragmentsList().stream()
@@ -113,8 +118,11 @@ class KafkaSqlTest {
           assertThat(view).isEqualTo(expected);
           assertThat(table(db)).isEqualTo(expected);
           assertThat(upserts(kafka.readCommitted("scounts"))).isEqualTo(expected);
+          assertThat(upserts(kafka.readCommitted("sdirect"))).isEqualTo(expected);
         });
+        assertThatThrownBy(() -> s.execute("DROP SOURCE bids")).hasMessageContaining("counts_direct");
         s.execute("DROP SINK counts_pg");
+        s.execute("DROP SINK counts_direct");
         assertThat(rows(s, "SHOW SINKS")).extracting(r -> r.get(0)).containsExactly("counts_kafka");
       }
     }

@@ -360,12 +360,16 @@ public final class SqlEngine {
    * that reads view {@code v} as a view over a view does ({@link UpstreamViews}: its committed rows,
    * then its changelog), or reads source {@code v}, and ends in the connector's sink. So the sink
    * writes what {@code v} holds, computed once, not a second run of {@code v}'s query. The sink is a
-   * catalog record that depends on {@code v}.
+   * catalog record that depends on {@code v}. {@code CREATE SINK k AS SELECT ... WITH (...)} runs
+   * the query in the sink's own job, as a view would, and depends on what the query reads.
    */
   private synchronized Result createSink(Tokens t) {
     boolean ifNotExists = t.accept("if", "not", "exists");
     int namePos = t.peek().position();
     String name = t.identifier("a sink name");
+    if (t.accept("as")) {
+      return createSinkAsSelect(t, name, namePos, ifNotExists);
+    }
     t.expect("from");
     int fromPos = t.peek().position();
     String from = t.identifier("the materialized view or source the sink reads");
@@ -397,17 +401,54 @@ public final class SqlEngine {
         throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: " + e.getMessage());
       }
     });
-    try {
-      cluster.create(planned.plan());
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new SqlException(SqlException.OBJECT_STATE, "create sink '" + name + "' refused: " + e.getMessage());
+    createJob(planned, new CatalogEntry(name, CatalogEntry.SINK, t.sql(), List.of(from)), "create sink");
+    return Result.command("CREATE SINK");
+  }
+
+  /** {@code CREATE SINK k AS <query> WITH (...)}: the query is the text up to the statement's last top-level {@code WITH (}. */
+  private Result createSinkAsSelect(Tokens t, String name, int namePos, boolean ifNotExists) {
+    int offset = t.restOffset();
+    int depth = 0;
+    int with = -1;
+    for (int k = 0; t.peek(k).kind() != Tokens.Kind.END; k++) {
+      Tokens.Token x = t.peek(k);
+      if (x.kind() == Tokens.Kind.SYMBOL && x.text().equals("(")) {
+        depth++;
+      } else if (x.kind() == Tokens.Kind.SYMBOL && x.text().equals(")")) {
+        depth--;
+      } else if (depth == 0 && x.kind() == Tokens.Kind.WORD && x.ident().equals("with") && t.peek(k + 1).text().equals("(")) {
+        with = k;
+      }
     }
-    try {
-      persist(new CatalogEntry(name, CatalogEntry.SINK, t.sql(), List.of(from)), "create sink");
-    } catch (SqlException e) {
-      cluster.drop(name); // the sink is its job: nothing is left behind
-      throw e;
+    if (with < 0) {
+      throw t.error("CREATE SINK ... AS SELECT ... needs WITH (connector = 'kafka' | 'postgres', ...) after the query");
     }
+    String query = t.sql().substring(offset, t.peek(with).position() - 1);
+    for (int k = 0; k < with; k++) {
+      t.next();
+    }
+    Map<String, String> options = withOptions(t);
+    t.expectEnd();
+    String connector = options.remove("connector");
+    if (connector == null) {
+      throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: WITH needs connector = 'kafka' or 'postgres'");
+    }
+    if (exists(name)) {
+      if (ifNotExists) {
+        return Result.command("CREATE SINK");
+      }
+      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create sink refused: '" + name + "' already exists", namePos);
+    }
+    Map<String, String> sinkOptions = ConnectorSpecs.sinkOptions(options);
+    String c = connector.toLowerCase(Locale.ROOT);
+    StreamPlanner.Planned planned = plan(name, query, offset, s -> {
+      try {
+        s.sink(c, sinkOptions);
+      } catch (PlanException e) {
+        throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: " + e.getMessage());
+      }
+    });
+    createJob(planned, new CatalogEntry(name, CatalogEntry.SINK, t.sql(), List.copyOf(planned.sources())), "create sink");
     return Result.command("CREATE SINK");
   }
 
@@ -423,18 +464,23 @@ public final class SqlEngine {
       throw new SqlException(SqlException.DUPLICATE_OBJECT, "create materialized view refused: '" + name + "' already exists", namePos);
     }
     StreamPlanner.Planned planned = planView(name, query, offset);
+    createJob(planned, new CatalogEntry(name, CatalogEntry.VIEW, t.sql(), List.copyOf(planned.sources())), "create materialized view");
+    return Result.command("CREATE MATERIALIZED VIEW");
+  }
+
+  /** Starts the job of a view or sink and records it in the catalog; a failed record drops the job again. */
+  private void createJob(StreamPlanner.Planned planned, CatalogEntry entry, String what) {
     try {
       cluster.create(planned.plan());
     } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new SqlException(SqlException.OBJECT_STATE, "create materialized view '" + name + "' refused: " + e.getMessage());
+      throw new SqlException(SqlException.OBJECT_STATE, what + " '" + entry.name() + "' refused: " + e.getMessage());
     }
     try {
-      persist(new CatalogEntry(name, CatalogEntry.VIEW, t.sql(), List.copyOf(planned.sources())), "create materialized view");
+      persist(entry, what);
     } catch (SqlException e) {
-      cluster.drop(name); // the view is its job: nothing is left behind
+      cluster.drop(entry.name()); // the view or sink is its job: nothing is left behind
       throw e;
     }
-    return Result.command("CREATE MATERIALIZED VIEW");
   }
 
   private StreamPlanner.Planned planView(String name, String query, int offset) {
