@@ -146,6 +146,10 @@ class SqlTablesTest {
           .containsPattern(" id +\\| bigint +\\| +\\| not null \\|").containsPattern(" name +\\| varchar +\\| +\\| +\\|");
       assertThat(psql(server, "\\d region_names")).contains("Materialized view \"public.region_names\"").containsPattern(" name +\\| varchar");
       assertThat(psql(server, "\\d nosuch")).contains("Did not find any relation named \"nosuch\".");
+      psql(server, "CREATE SOURCE person (id BIGINT, name VARCHAR, date_time TIMESTAMP) WITH (connector = 'nexmark',"
+          + " nexmark.table.type = 'person', nexmark.events = '100')");
+      assertThat(psql(server, "\\d person")).contains("Foreign table \"public.person\"", "Server: nexmark")
+          .contains("FDW options: (events '100')").containsPattern(" id +\\| bigint");
     }
   }
 

@@ -134,6 +134,19 @@ final class PsqlDescribe {
     return relations().stream().filter(r -> r.oid() == oid).findFirst();
   }
 
+  private static final Pattern WITH_OPTION = Pattern.compile("([^\\s=,]+) = '((?:[^']|'')*)'");
+
+  /** SHOW SOURCES' {@code key = 'value', ...} as psql prints a foreign table's options: {@code "key" 'value', ...}. */
+  static String fdwOptions(String withClause) {
+    List<String> out = new ArrayList<>();
+    Matcher m = WITH_OPTION.matcher(withClause);
+    while (m.find()) {
+      String k = m.group(1);
+      out.add((k.matches("[a-z_][a-z0-9_]*") ? k : '"' + k.replace("\"", "\"\"") + '"') + " '" + m.group(2) + "'");
+    }
+    return String.join(", ", out);
+  }
+
   private List<Relation> relations() {
     List<Relation> out = new ArrayList<>();
     for (Object[] r : engine.apply("SHOW TABLES").rows()) {
@@ -143,7 +156,7 @@ final class PsqlDescribe {
       out.add(new Relation((String) r[0], "m", "materialized view", (String) r[2], "", ""));
     }
     for (Object[] r : engine.apply("SHOW SOURCES").rows()) {
-      out.add(new Relation((String) r[0], "f", "source", "", (String) r[1], r[3] + ""));
+      out.add(new Relation((String) r[0], "f", "source", "", (String) r[1], fdwOptions((String) r[3])));
     }
     for (Object[] r : engine.apply("SHOW SINKS").rows()) {
       out.add(new Relation((String) r[0], "f", "sink", (String) r[1], "sink", (String) r[1]));

@@ -690,12 +690,20 @@ public final class SqlEngine {
 
   // ---- SHOW, DESCRIBE, EXPLAIN ----
 
+  /** Options as a WITH clause lists them: {@code key = 'value', ...} in key order. */
+  static String withClause(Map<String, String> options) {
+    StringBuilder b = new StringBuilder();
+    new TreeMap<>(options).forEach((k, v) -> b.append(b.isEmpty() ? "" : ", ").append(k).append(" = '")
+        .append(v.replace("'", "''")).append('\''));
+    return b.toString();
+  }
+
   private Result show(Tokens t) {
     if (t.accept("sources")) {
       t.expectEnd();
       List<Object[]> rows = new ArrayList<>();
       for (SourceDef s : snapshotSources().values()) {
-        rows.add(new Object[] {s.name(), s.connector(), s.table(), s.options().toString()});
+        rows.add(new Object[] {s.name(), s.connector(), s.table(), withClause(s.options())});
       }
       return Result.rows(List.of(new Column("name", DataType.VARCHAR), new Column("connector", DataType.VARCHAR),
           new Column("table", DataType.VARCHAR), new Column("options", DataType.VARCHAR)), rows);
