@@ -368,46 +368,31 @@ public final class SqlEngine {
     int namePos = t.peek().position();
     String name = t.identifier("a sink name");
     if (t.accept("as")) {
-      return createSinkAsSelect(t, name, namePos, ifNotExists);
+      int offset = t.restOffset();
+      String query = t.sql().substring(offset, queryEnd(t) - 1);
+      Map<String, String> with = withOptions(t);
+      t.expectEnd();
+      return createSinkJob(t.sql(), name, namePos, ifNotExists, with, query, offset, null);
     }
     t.expect("from");
     int fromPos = t.peek().position();
     String from = t.identifier("the materialized view or source the sink reads");
     Map<String, String> with = withOptions(t);
     t.expectEnd();
-    String connector = with.remove("connector");
-    if (connector == null) {
-      throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: WITH needs connector = 'kafka' or 'postgres'");
-    }
     Map<String, CatalogEntry> views = snapshotViews();
     Map<String, SourceDef> sources = snapshotSources();
     if (!views.containsKey(from) && !sources.containsKey(from)) {
       throw new SqlException(SqlException.UNDEFINED_TABLE, "create sink '" + name + "' refused: '" + from
           + "' is no materialized view created by SQL and no source; views: " + views.keySet() + ", sources: " + sources.keySet(), fromPos);
     }
-    if (exists(name)) {
-      if (ifNotExists) {
-        return Result.command("CREATE SINK");
-      }
-      throw new SqlException(SqlException.DUPLICATE_OBJECT, "create sink refused: '" + name + "' already exists", namePos);
-    }
-    Map<String, String> options = ConnectorSpecs.sinkOptions(with);
-    String c = connector.toLowerCase(Locale.ROOT);
-    String query = "SELECT * FROM " + from;
-    StreamPlanner.Planned planned = plan(name, query, 0, s -> {
-      try {
-        s.sink(c, options);
-      } catch (PlanException e) {
-        throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: " + e.getMessage());
-      }
-    });
-    createJob(planned, new CatalogEntry(name, CatalogEntry.SINK, t.sql(), List.of(from)), "create sink");
-    return Result.command("CREATE SINK");
+    return createSinkJob(t.sql(), name, namePos, ifNotExists, with, "SELECT * FROM " + from, 0, from);
   }
 
-  /** {@code CREATE SINK k AS <query> WITH (...)}: the query is the text up to the statement's last top-level {@code WITH (}. */
-  private Result createSinkAsSelect(Tokens t, String name, int namePos, boolean ifNotExists) {
-    int offset = t.restOffset();
+  /**
+   * Moves {@code t} to the statement's last top-level {@code WITH (}, the sink's options after its
+   * query, and returns that keyword's position.
+   */
+  private static int queryEnd(Tokens t) {
     int depth = 0;
     int with = -1;
     for (int k = 0; t.peek(k).kind() != Tokens.Kind.END; k++) {
@@ -423,13 +408,20 @@ public final class SqlEngine {
     if (with < 0) {
       throw t.error("CREATE SINK ... AS SELECT ... needs WITH (connector = 'kafka' | 'postgres', ...) after the query");
     }
-    String query = t.sql().substring(offset, t.peek(with).position() - 1);
+    int position = t.peek(with).position();
     for (int k = 0; k < with; k++) {
       t.next();
     }
-    Map<String, String> options = withOptions(t);
-    t.expectEnd();
-    String connector = options.remove("connector");
+    return position;
+  }
+
+  /**
+   * The job of sink {@code name}: {@code query} ended in the connector's sink, recorded as depending on
+   * {@code from} (the view or source a {@code FROM} sink follows), or else on what the query reads.
+   */
+  private Result createSinkJob(String sql, String name, int namePos, boolean ifNotExists, Map<String, String> with, String query,
+      int offset, String from) {
+    String connector = with.remove("connector");
     if (connector == null) {
       throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: WITH needs connector = 'kafka' or 'postgres'");
     }
@@ -439,16 +431,17 @@ public final class SqlEngine {
       }
       throw new SqlException(SqlException.DUPLICATE_OBJECT, "create sink refused: '" + name + "' already exists", namePos);
     }
-    Map<String, String> sinkOptions = ConnectorSpecs.sinkOptions(options);
+    Map<String, String> options = ConnectorSpecs.sinkOptions(with);
     String c = connector.toLowerCase(Locale.ROOT);
     StreamPlanner.Planned planned = plan(name, query, offset, s -> {
       try {
-        s.sink(c, sinkOptions);
+        s.sink(c, options);
       } catch (PlanException e) {
         throw new SqlException(SqlException.INVALID_PARAMETER, "create sink '" + name + "' refused: " + e.getMessage());
       }
     });
-    createJob(planned, new CatalogEntry(name, CatalogEntry.SINK, t.sql(), List.copyOf(planned.sources())), "create sink");
+    List<String> dependsOn = from != null ? List.of(from) : List.copyOf(planned.sources());
+    createJob(planned, new CatalogEntry(name, CatalogEntry.SINK, sql, dependsOn), "create sink");
     return Result.command("CREATE SINK");
   }
 
