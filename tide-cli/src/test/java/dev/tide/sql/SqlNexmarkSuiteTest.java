@@ -421,6 +421,8 @@ class SqlNexmarkSuiteTest {
       }
     }
     soft.assertThat(String.join("\n", plan)).contains("emit on window close", "watermark delay 4000 ms");
+    soft.assertThat(explain("rank_three")).contains("TOP_N group keys", "RANK <= 3");
+    soft.assertThat(explain("running_bids")).contains("OVER_WINDOW partition", "rows unbounded preceding");
     // OVER's default frame with ORDER BY is RANGE (peers included), which Tide does not compute.
     String range = "CREATE MATERIALIZED VIEW ranged AS SELECT auction, SUM(price) OVER (PARTITION BY auction ORDER BY date_time) FROM bid";
     try (Statement s = conn.createStatement()) {

@@ -841,7 +841,8 @@ public final class SqlEngine {
   }
 
   private static String nodeText(PlanNode n) {
-    String kind = n.getKindCase().name();
+    // The top-N node with OVER calls is an aggregate OVER window.
+    String kind = n.hasTopN() && n.getTopN().getCallsCount() > 0 ? "OVER_WINDOW" : n.getKindCase().name();
     String detail = switch (n.getKindCase()) {
       case SOURCE -> n.getSource().hasUpstream() ? "view " + n.getSource().getTable() + " (its committed rows, then its changelog; "
           + n.getSource().getSplitCount() + " vnode splits)"
@@ -849,10 +850,13 @@ public final class SqlEngine {
           : n.getSource().getConnector() + "." + n.getSource().getTable() + " splits " + n.getSource().getSplitCount()
               + (n.getSource().containsOptions("watermark-delay-ms") ? " watermark delay "
                   + n.getSource().getOptionsOrThrow("watermark-delay-ms") + " ms" : "");
-      case TOP_N -> "group keys " + n.getTopN().getGroupKeysList() + " order " + n.getTopN().getOrderColumnsList()
-          + (n.getTopN().getCallsCount() == 0 ? " limit " + n.getTopN().getLimit() : " over " + n.getTopN().getCallsList().stream()
-              .map(c -> c.getKind() + "(" + (c.getKind() == dev.tide.proto.plan.AggKind.COUNT_STAR ? "" : c.getArg()) + ") rows "
-                  + (c.getPreceding() < 0 ? "unbounded" : c.getPreceding()) + " preceding").toList());
+      case TOP_N -> n.getTopN().getCallsCount() == 0
+          ? "group keys " + n.getTopN().getGroupKeysList() + " order " + n.getTopN().getOrderColumnsList() + " " + n.getTopN().getRank()
+              + " <= " + n.getTopN().getLimit()
+          : "partition " + n.getTopN().getGroupKeysList() + " order " + n.getTopN().getOrderColumnsList() + " calls "
+              + n.getTopN().getCallsList().stream().map(c -> c.getKind() + "(" + (c.getKind() == dev.tide.proto.plan.AggKind.COUNT_STAR
+                  ? "" : c.getArg()) + ")").toList() + " rows " + (n.getTopN().getCalls(0).getPreceding() < 0 ? "unbounded"
+                  : n.getTopN().getCalls(0).getPreceding()) + " preceding";
       case SESSION_WINDOW -> "partition " + n.getSessionWindow().getPartitionKeysList() + " gap " + n.getSessionWindow().getGapMs() + " ms";
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";
