@@ -162,7 +162,7 @@ public final class TopNOp implements Operator {
     cachedRows++;
     if (!retracting && g.rows.size() > limit) {
       // Over an append-only input a row's number only grows: rows numbered past the limit go for good.
-      int keep = rank == RankKind.ROW_NUMBER ? limit : numbers(g.rows).size();
+      int keep = rank == RankKind.ROW_NUMBER ? limit : numbered(g.rows);
       boolean stored = true;
       while (g.rows.size() > keep) {
         Object[] last = g.rows.pollLast();
@@ -204,35 +204,45 @@ public final class TopNOp implements Operator {
     if (!calls.isEmpty()) {
       return OverFrames.rows(new ArrayList<>(g.rows), width, calls);
     }
-    List<Long> numbers = numbers(g.rows);
-    List<Object[]> out = new ArrayList<>(numbers.size());
+    List<Object[]> out = new ArrayList<>(Math.min(limit, g.rows.size()));
+    long number = 0;
+    int position = 0;
+    Object[] previous = null;
     for (Object[] r : g.rows) {
-      if (out.size() == numbers.size()) {
+      number = number(number, ++position, previous, r);
+      previous = r;
+      if (number > limit) {
         break;
       }
       Object[] numbered = Arrays.copyOf(r, width + 1);
-      numbered[width] = numbers.get(out.size());
+      numbered[width] = number;
       out.add(numbered);
     }
     return out;
   }
 
-  /** The numbers of the first rows, as many as are numbered up to the limit (RANK, DENSE_RANK: ties of the last included). */
-  private List<Long> numbers(TreeSet<Object[]> rows) {
-    List<Long> out = new ArrayList<>();
+  /** How many of the first rows are numbered up to the limit (RANK, DENSE_RANK: ties of the last one included). */
+  private int numbered(TreeSet<Object[]> rows) {
     long number = 0;
+    int position = 0;
     Object[] previous = null;
     for (Object[] r : rows) {
-      if (rank == RankKind.ROW_NUMBER || previous == null || peers.compare(previous, r) != 0) {
-        number = rank == RankKind.RANK ? out.size() + 1 : number + 1;
-      }
+      number = number(number, position + 1, previous, r);
       previous = r;
       if (number > limit) {
         break;
       }
-      out.add(number);
+      position++;
     }
-    return out;
+    return position;
+  }
+
+  /** The number of {@code row}, at 1-based {@code position}, after {@code previous} numbered {@code previousNumber}. */
+  private long number(long previousNumber, int position, Object[] previous, Object[] row) {
+    if (rank != RankKind.ROW_NUMBER && previous != null && peers.compare(previous, row) == 0) {
+      return previousNumber; // a tie shares its number
+    }
+    return rank == RankKind.DENSE_RANK ? previousNumber + 1 : position;
   }
 
   /** Emits the difference between the output rows the group emitted last and those it has now. */
