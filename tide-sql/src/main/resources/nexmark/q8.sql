@@ -12,4 +12,5 @@ JOIN (
   FROM TABLE(TUMBLE(TABLE auction, DESCRIPTOR(date_time), INTERVAL '10' SECOND))
   GROUP BY seller, window_start, window_end
 ) A
-ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime;
+ON P.id = A.seller AND P.starttime = A.starttime AND P.endtime = A.endtime
+EMIT ON WINDOW CLOSE;

@@ -1,11 +1,12 @@
 package dev.tide.bench;
 
 import dev.tide.bench.EngineRun.Measurement;
+import dev.tide.bench.flink.FlinkNexmarkQueries;
 import dev.tide.bench.report.Plots;
 import dev.tide.bench.report.Report;
 import dev.tide.cli.bench.MachineInfo;
 import dev.tide.cli.text.Cells;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -330,8 +331,12 @@ public final class CompareCommand implements Callable<Integer> {
 
   private void validate() {
     for (String q : queries) {
-      if (!NexmarkQueries.names().contains(q)) {
-        throw new ParameterException(spec.commandLine(), "--queries: '" + q + "' is not a built-in query; choose from " + NexmarkQueries.names());
+      if (!NexmarkJobs.names().contains(q)) {
+        throw new ParameterException(spec.commandLine(), "--queries: '" + q + "' is not a built-in query; choose from " + NexmarkJobs.names());
+      }
+      if (engines.size() > 1 && !FlinkNexmarkQueries.QUERIES.contains(q)) {
+        throw new ParameterException(spec.commandLine(), "--queries: Flink has no job for '" + q + "' (it runs "
+            + FlinkNexmarkQueries.QUERIES + "); run it with --engines tide");
       }
     }
     if (engines.isEmpty() || !engines.get(0).equals("tide") || engines.stream().distinct().count() != engines.size()

@@ -17,7 +17,7 @@ import dev.tide.meta.pool.ComputePoolOptions;
 import dev.tide.meta.scale.AutoscaleSpec;
 import dev.tide.optimizer.keeper.KeeperAction;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import dev.tide.stream.source.NexmarkSourceOptions;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -120,7 +120,7 @@ public final class AutoscaleBenchCommand implements Callable<Integer> {
       if (rateSteps.length() > 0) {
         options.put(NexmarkSourceOptions.RATE_STEPS.key(), rateSteps.toString());
       }
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, options));
       long startNanos = System.nanoTime();
       cluster.meta().reschedule(RescheduleRequest.autoscale(query, new AutoscaleSpec(1, max, 0)));
       ConcurrentLinkedQueue<AutoscaleTimeline.Action> pending = new ConcurrentLinkedQueue<>();

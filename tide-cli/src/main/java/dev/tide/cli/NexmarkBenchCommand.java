@@ -7,7 +7,7 @@ import dev.tide.cli.text.Cells;
 import dev.tide.cli.text.TextTable;
 import dev.tide.common.config.Durations;
 import dev.tide.meta.MetaOptions;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import dev.tide.stream.source.NexmarkSourceOptions;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -42,7 +42,7 @@ final class NexmarkBenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--query", required = true, split = ",", paramLabel = "qN",
-      description = "Queries to run, comma-separated: q0,q1,q2,q3,q4,q5,q7,q8.")
+      description = "Queries to run, comma-separated: q0 .. q22 (not q13).")
   List<String> queries;
 
   @Option(names = "--events", defaultValue = "1000000",
@@ -106,8 +106,8 @@ final class NexmarkBenchCommand implements Callable<Integer> {
 
   private NexmarkBench.Settings validate() {
     for (String q : queries) {
-      if (!NexmarkQueries.names().contains(q)) {
-        throw OptionChecks.invalid(spec, "--query", q, "is not a built-in query; choose from " + NexmarkQueries.names());
+      if (!NexmarkJobs.names().contains(q)) {
+        throw OptionChecks.invalid(spec, "--query", q, "is not a built-in query; choose from " + NexmarkJobs.names());
       }
     }
     OptionChecks.range(spec, "--events", events, 1, 1_000_000_000_000L);

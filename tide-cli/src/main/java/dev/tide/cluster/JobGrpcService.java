@@ -12,7 +12,7 @@ import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.stream.plan.JobCompiler;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.function.Supplier;
@@ -63,8 +63,8 @@ public final class JobGrpcService extends JobServiceGrpc.JobServiceImplBase {
     try {
       def = submit(meta.get(), config, connector
           ? ConnectorJobs.plan(req.getQuery(), req.getSourceOptionsMap(), req.getSinkOptionsMap())
-          : NexmarkQueries.plan(req.getQuery(), name, req.getSourceOptionsMap(),
-              req.getDigest() ? NexmarkQueries.Terminal.DIGEST : NexmarkQueries.Terminal.MATERIALIZE));
+          : NexmarkJobs.plan(req.getQuery(), name, req.getSourceOptionsMap(),
+              req.getDigest() ? NexmarkJobs.Terminal.DIGEST : NexmarkJobs.Terminal.MATERIALIZE));
     } catch (IllegalArgumentException e) {
       out.onError(Status.INVALID_ARGUMENT.withDescription(what + " refused: " + e.getMessage()).asRuntimeException());
       return;

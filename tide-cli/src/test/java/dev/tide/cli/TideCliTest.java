@@ -60,9 +60,9 @@ class TideCliTest {
     assertThat(Long.parseLong(rows.group(2).replace(",", ""))).as("q7 rows").isPositive();
     // The newest rows of each view under its column names.
     assertThat(r.out()).containsPattern("View q5 .*newest of");
-    assertThat(r.out()).containsPattern("\\n +auction +num +window_start\\n +[0-9]+ +[0-9]+ +20[0-9-]+ ");
+    assertThat(r.out()).containsPattern("\\n +auction +num +starttime\\n +[0-9]+ +[0-9]+ +20[0-9-]+ ");
     assertThat(r.out()).containsPattern("View q7 .*newest of");
-    assertThat(r.out()).containsPattern("\\n +auction +price +bidder +date_time +_row_id\\n +[0-9]+ +[0-9]+ +[0-9]+ +20");
+    assertThat(r.out()).containsPattern("\\n +auction +price +bidder +date_time\\n +[0-9]+ +[0-9]+ +[0-9]+ +20");
     assertThat(r.out()).contains("Done; data kept in");
   }
 
@@ -119,7 +119,7 @@ class TideCliTest {
       "playground --rate 0                        | --rate",
       "playground --barrier-interval 1ms          | --barrier-interval",
       "playground --frobnicate                    | --frobnicate",
-      "bench nexmark --query q6                   | --query",
+      "bench nexmark --query q13                  | --query",
       "bench nexmark --query q1 --events 0        | --events",
       "bench nexmark --query q1 --timeout forever | --timeout",
       "bench nexmark                              | --query",

@@ -10,7 +10,7 @@ import dev.tide.meta.autoscale.Autoscaler;
 import dev.tide.meta.autoscale.AutoscalerOptions;
 import dev.tide.meta.scale.AutoscaleSpec;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -39,7 +39,7 @@ class AutoscalerEndToEndTest {
       options.put("events", "-1");
       options.put("rate", "2000");
       options.put("rate-steps", "1500ms:20000000,3500ms:2000");
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q2", options));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan("q2", options));
       cluster.meta().reschedule(RescheduleRequest.autoscale("q2", new AutoscaleSpec(1, 4, 0)));
       Autoscaler autoscaler = cluster.meta().autoscaler();
 

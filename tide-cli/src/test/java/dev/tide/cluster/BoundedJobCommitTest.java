@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tide.common.config.Config;
 import dev.tide.meta.MetaOptions;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +31,7 @@ class BoundedJobCommitTest {
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, RARE_BARRIERS)
         .with(LocalCluster.REMOTE_EXCHANGE, remoteExchange);
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, NexmarkEndToEndTest.options()));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, NexmarkEndToEndTest.options()));
       await().atMost(RESULT_GUARD).pollInterval(Duration.ofMillis(100)).until(() -> cluster.sourcesDone(job));
       List<List<Object>> expected = NexmarkEndToEndTest.reference(query);
       assertThat(expected).isNotEmpty();

@@ -14,7 +14,7 @@ import dev.tide.optimizer.worker.OptimizerInstance;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.proto.store.StoreVersion;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -48,7 +48,7 @@ class CompactionEndToEndTest {
         .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500)).with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       List<OptimizerInstance> optimizers = cluster.startOptimizers("default", 2, 2);
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", overManyBarriers()));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan("q5", overManyBarriers()));
       Map<Long, SstInfo> seen = new HashMap<>();
       int[] maxL0 = {0};
       await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> {
@@ -102,7 +102,7 @@ class CompactionEndToEndTest {
         .with(WorkloadOptions.DELETE_GRACE, Duration.ofMillis(500)).with(OptimizerGroups.CREATE_DEFAULT_GROUP, false);
     try (LocalCluster cluster = new LocalCluster(dir, config, 2, 2)) {
       List<OptimizerInstance> optimizers = cluster.startOptimizers("default", 2, 1);
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", overManyBarriers()));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan("q5", overManyBarriers()));
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(50))
           .until(() -> cluster.optimizing().stats().compactionsCommitted() >= 1);
 

@@ -15,7 +15,7 @@ import dev.tide.meta.pool.ComputePoolOptions;
 import dev.tide.meta.scale.Intent;
 import dev.tide.optimizer.keeper.KeeperAction;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -45,7 +45,7 @@ class ComputePoolEndToEndTest {
       ComputePool pool = cluster.computePool().orElseThrow();
       Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
       options.put("rate", "1000"); // 20,000 events over 20 s: the job runs through both pool actions
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", options));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan("q5", options));
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(4), false));
 
       io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
@@ -80,8 +80,8 @@ class ComputePoolEndToEndTest {
     try (LocalCluster cluster = new LocalCluster(dir, config, 1, 2)) {
       ComputePool pool = cluster.computePool().orElseThrow();
       Map<String, String> options = unbounded();
-      cluster.submit(NexmarkQueries.plan("q5", options));
-      cluster.submit(NexmarkQueries.plan("q7", options)); // adaptive: its actors spread onto every node that joins
+      cluster.submit(NexmarkJobs.plan("q5", options));
+      cluster.submit(NexmarkJobs.plan("q7", options)); // adaptive: its actors spread onto every node that joins
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(8), false));
       await().atMost(Duration.ofMinutes(1)).until(() -> launched(cluster).size() == 3);
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", dev.tide.meta.scale.Intent.adaptive(), false));
@@ -106,7 +106,7 @@ class ComputePoolEndToEndTest {
     try (LocalCluster cluster = new LocalCluster(dir, config, 1, 2)) {
       ComputePool pool = cluster.computePool().orElseThrow();
       Map<String, String> options = unbounded();
-      cluster.submit(NexmarkQueries.plan("q5", options));
+      cluster.submit(NexmarkJobs.plan("q5", options));
       cluster.meta().reschedule(RescheduleRequest.scaleJob("q5", new Intent.Fixed(4), false));
       await().atMost(Duration.ofMinutes(1)).until(() -> launchedHosting(cluster) > 0);
       MetaCore.WorkerHealth first = launched(cluster).get(0);

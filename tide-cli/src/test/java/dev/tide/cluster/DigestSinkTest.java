@@ -9,8 +9,8 @@ import dev.tide.meta.scale.Intent;
 import dev.tide.meta.scale.JobIntent;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.storage.object.LocalObjectStore;
-import dev.tide.stream.queries.NexmarkQueries;
-import dev.tide.stream.queries.NexmarkQueries.Terminal;
+import dev.tide.sql.NexmarkJobs;
+import dev.tide.sql.NexmarkJobs.Terminal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -43,7 +43,7 @@ class DigestSinkTest {
   @ValueSource(strings = {"q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8"})
   void digestEqualsTheReference(String query, @TempDir Path dir) {
     try (LocalCluster cluster = new LocalCluster(dir, NexmarkEndToEndTest.fastBarriers(), 2, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, NexmarkEndToEndTest.options(), Terminal.DIGEST));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, NexmarkEndToEndTest.options(), Terminal.DIGEST));
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> cluster.sourcesDone(job));
       RowFingerprint expected = fingerprint(NexmarkEndToEndTest.reference(query));
       assertThat(expected.rows()).isPositive();
@@ -58,7 +58,7 @@ class DigestSinkTest {
     options.put("rate", "4000");
     FaultyObjectStore objects = new FaultyObjectStore(new LocalObjectStore(dir.resolve("objects")));
     try (LocalCluster cluster = new LocalCluster(objects, NexmarkEndToEndTest.fastBarriers(), 2, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options, VIEW_AND_DIGEST));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, options, VIEW_AND_DIGEST));
       afterBarriers(cluster, 3);
       objects.failNextPuts(1); // a failed upload: the node fails, the job recovers, uncommitted epochs replay
       await().atMost(Duration.ofMinutes(1)).until(() -> cluster.meta().stats().recoveries() >= 1);

@@ -12,7 +12,7 @@ import dev.tide.meta.scale.LayoutPlanner;
 import dev.tide.meta.schedule.JobLayout;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.storage.object.LocalObjectStore;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -42,7 +42,7 @@ class MetaRestartTest {
     options.put("rate", "8000");
     try (LocalCluster cluster = new LocalCluster(new LocalObjectStore(dir.resolve("objects")), dir.resolve("meta.db"),
         NexmarkEndToEndTest.fastBarriers(), 3, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, options));
       int restarts = 1 + random.nextInt(2);
       for (int r = 0; r < restarts; r++) {
         awaitBarriers(cluster, 2 + random.nextInt(6));
@@ -79,8 +79,8 @@ class MetaRestartTest {
     Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
     options.put("rate", "2000");
     try (LocalCluster cluster = new LocalCluster(dir, NexmarkEndToEndTest.fastBarriers(), 2, 2)) {
-      JobDefinition q5 = cluster.submit(NexmarkQueries.plan("q5", options));
-      JobDefinition q3 = cluster.submit(NexmarkQueries.plan("q3", options));
+      JobDefinition q5 = cluster.submit(NexmarkJobs.plan("q5", options));
+      JobDefinition q3 = cluster.submit(NexmarkJobs.plan("q3", options));
       awaitBarriers(cluster, 3);
 
       // A reschedule that changes the layout: its intent is stored with the layout at commit.
@@ -109,7 +109,7 @@ class MetaRestartTest {
       // Ids continue above everything handed out before the restart.
       Set<Long> before = new HashSet<>();
       s.jobs().values().forEach(j -> j.layout().allActors().forEach(a -> before.add(a.actorId())));
-      JobDefinition q1 = cluster.submit(NexmarkQueries.plan("q1", options));
+      JobDefinition q1 = cluster.submit(NexmarkJobs.plan("q1", options));
       assertThat(q1.getJobId()).isGreaterThan(Math.max(q5.getJobId(), q3.getJobId()));
       long minBefore = before.stream().mapToLong(Long::longValue).max().orElseThrow();
       assertThat(cluster.meta().layout(q1.getName()).allActors()).allSatisfy(a -> assertThat(a.actorId()).isGreaterThan(minBefore));

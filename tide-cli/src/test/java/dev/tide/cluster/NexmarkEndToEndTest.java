@@ -8,7 +8,7 @@ import dev.tide.meta.MetaOptions;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import dev.tide.stream.nexmark.NexmarkReference;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -48,7 +48,7 @@ class NexmarkEndToEndTest {
   @ValueSource(strings = {"q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8"})
   void viewEqualsReference(String query, @TempDir Path dir) {
     try (LocalCluster cluster = new LocalCluster(dir, fastBarriers(), 3, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options()));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, options()));
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> cluster.sourcesDone(job));
       List<List<Object>> expected = reference(query);
       assertThat(expected).isNotEmpty();

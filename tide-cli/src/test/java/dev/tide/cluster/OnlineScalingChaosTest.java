@@ -15,7 +15,7 @@ import dev.tide.meta.schedule.Worker;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.storage.object.LocalObjectStore;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +61,7 @@ class OnlineScalingChaosTest {
     options.put("rate", "5000");
     List<String> log = new ArrayList<>();
     try (LocalCluster cluster = new LocalCluster(new LocalObjectStore(dir.resolve("objects")), config, 3, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, options));
       boolean paused = false;
       boolean crashed = false;
       int ops = 6 + random.nextInt(4);

@@ -8,7 +8,7 @@ import dev.tide.meta.optimize.OptimizerGrpcService;
 import dev.tide.optimizer.dra.InstanceView;
 import dev.tide.optimizer.workload.WorkloadOptions;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.net.InetSocketAddress;
@@ -51,7 +51,7 @@ class OptimizerProcessTest {
         // Rate-limited so that the job writes L0 files over many barriers, also after the child registered.
         Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
         options.put("rate", "2000");
-        JobDefinition job = cluster.submit(NexmarkQueries.plan("q0", options));
+        JobDefinition job = cluster.submit(NexmarkJobs.plan("q0", options));
 
         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
             assertThat(cluster.optimizing().instances("default")).singleElement()

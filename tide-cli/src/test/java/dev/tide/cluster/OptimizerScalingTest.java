@@ -22,7 +22,7 @@ import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.store.StoreVersion;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import dev.tide.stream.nexmark.NexmarkReference;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -133,7 +133,7 @@ class OptimizerScalingTest {
       GroupKeepers groups = cluster.groups();
       groups.create(burstGroup(InProcessProvider.NAME, 0));
       try (Timeline timeline = new Timeline(groups, () -> cluster.meta().committedVersion().getL0().getSstsCount())) {
-        JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", burstOptions()));
+        JobDefinition job = cluster.submit(NexmarkJobs.plan("q5", burstOptions()));
         // The keeper, not the test, adds instances: one registers once the burst's backlog outlasted its timer.
         await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> timeline.maxInstances() > 0);
         await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> cluster.sourcesDone(job));
@@ -187,7 +187,7 @@ class OptimizerScalingTest {
       groups.create(burstGroup(LocalProcessProvider.NAME, 0));
       CommittedViews views = new CommittedViews(meta::meta, ProcessOptions.objectStore(config));
       try (Timeline timeline = new Timeline(groups, () -> meta.meta().committedVersion().getL0().getSstsCount())) {
-        JobDefinition job = JobGrpcService.submit(meta.meta(), config, NexmarkQueries.plan("q5", burstOptions()));
+        JobDefinition job = JobGrpcService.submit(meta.meta(), config, NexmarkJobs.plan("q5", burstOptions()));
         await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(200)).until(() -> timeline.maxInstances() > 0);
         await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> views.sourcesDone(job));
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).until(() -> {

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,7 @@ class PauseTest {
   @Test
   void pausedSourcesEmitNothingWhileBarriersFlow(@TempDir Path dir) {
     try (LocalCluster cluster = new LocalCluster(dir, NexmarkEndToEndTest.fastBarriers(), 2, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q0", Map.of("rate", "3000")));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan("q0", Map.of("rate", "3000")));
       await().until(() -> emitted(cluster, job) > 0);
       cluster.meta().setPaused("q0", true);
       awaitCommits(cluster, 2);

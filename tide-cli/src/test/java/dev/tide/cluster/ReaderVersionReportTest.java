@@ -7,7 +7,7 @@ import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
 import dev.tide.storage.CloseableIterator;
 import dev.tide.storage.KeyValue;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -33,7 +33,7 @@ class ReaderVersionReportTest {
             Optional.empty(), Clock.SYSTEM)) {
       Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
       options.put("rate", "2000"); // commits new versions for 10 s
-      JobGrpcService.submit(meta.meta(), config, NexmarkQueries.plan("q1", options));
+      JobGrpcService.submit(meta.meta(), config, NexmarkJobs.plan("q1", options));
       await().atMost(Duration.ofMinutes(1)).until(() -> meta.meta().committedVersion().getId() > 2);
 
       long pinned;

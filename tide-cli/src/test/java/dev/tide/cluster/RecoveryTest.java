@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.storage.object.LocalObjectStore;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -31,7 +31,7 @@ class RecoveryTest {
     options.put("rate", "8000");
     // No optimizers: a failed put must hit a compute node's upload (a failed compaction output causes no recovery).
     try (LocalCluster cluster = new LocalCluster(objects, NexmarkEndToEndTest.fastBarriers().with(OptimizerGroups.CREATE_DEFAULT_GROUP, false), 3, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, options));
       boolean crashed = false;
       boolean certainFault = false;
       int faults = 2 + random.nextInt(2);

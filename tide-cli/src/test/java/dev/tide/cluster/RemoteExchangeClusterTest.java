@@ -9,7 +9,7 @@ import dev.tide.meta.RescheduleRequest;
 import dev.tide.meta.scale.Intent;
 import dev.tide.meta.scale.JobIntent;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -33,7 +33,7 @@ class RemoteExchangeClusterTest {
     Map<String, String> options = new HashMap<>(NexmarkEndToEndTest.options());
     options.put("rate", "5000");
     try (LocalCluster cluster = new LocalCluster(dir, config, 3, 2)) {
-      JobDefinition job = cluster.submit(NexmarkQueries.plan("q5", options));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan("q5", options));
       afterBarriers(cluster, 3);
       assertThat(cluster.nodes()).anyMatch(n -> !n.compute().remoteLinks().isEmpty());
 

@@ -9,7 +9,7 @@ import dev.tide.common.auth.ClusterToken;
 import dev.tide.common.config.Config;
 import dev.tide.common.time.Clock;
 import dev.tide.meta.MetaOptions;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,7 +40,7 @@ final class DashboardCluster implements AutoCloseable {
         computes.add(ComputeServer.start(config.with(ProcessOptions.COMPUTE_META, "127.0.0.1:" + meta.grpcPort())
             .with(ProcessOptions.DATA_DIR, dir.resolve("compute-" + i).toString()), token, Clock.SYSTEM));
       }
-      JobGrpcService.submit(meta.meta(), config, NexmarkQueries.plan("q1",
+      JobGrpcService.submit(meta.meta(), config, NexmarkJobs.plan("q1",
           Map.of("rate", "500", "seed", "7", "splits", "4", "events", "100000000")));
     } catch (RuntimeException e) {
       close();

@@ -172,7 +172,7 @@ public final class SqlEngine {
       return psql.get().columns();
     }
     if (first.equals("select") || first.equals("with") || first.equals("values")) {
-      try (Planner p = planner(sql)) {
+      try (Planner p = planner()) {
         RelDataType type = p.validateAndGetType(parse(p, sql)).right;
         return columns(type);
       } catch (ValidationException e) {
@@ -204,7 +204,7 @@ public final class SqlEngine {
   }
 
   /** A source's definition from {@code CREATE SOURCE [IF NOT EXISTS]}'s name on; validates everything, changes nothing. */
-  private SourceDef parseSource(Tokens t) {
+  static SourceDef parseSource(Tokens t) {
     String name = t.identifier("a source name");
     List<String[]> cols = new ArrayList<>();
     List<Integer> colPos = new ArrayList<>();
@@ -482,11 +482,22 @@ public final class SqlEngine {
 
   /** The plan of job {@code name} running {@code query}, its output stream ended by {@code end}. */
   private StreamPlanner.Planned plan(String name, String query, int offset, java.util.function.Consumer<dev.tide.stream.plan.PlanBuilder.Stream> end) {
+    return plan(name, query, offset, snapshotSources(), allViews(), viewJobs(), end);
+  }
+
+  /**
+   * The plan of job {@code name} running {@code query} over {@code sources} and the views of
+   * {@code viewJobs}, its output stream ended by {@code end}; {@code offset} is the query's offset
+   * in the statement, for error positions.
+   */
+  static StreamPlanner.Planned plan(String name, String query, int offset, Map<String, SourceDef> sources,
+      Map<String, TableCatalog> views, Map<String, JobDefinition> viewJobs,
+      java.util.function.Consumer<dev.tide.stream.plan.PlanBuilder.Stream> end) {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new SqlException(SqlException.SYNTAX, "view name '" + name + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
     String body = StreamPlanner.withoutEmit(query);
-    try (Planner p = planner(body)) {
+    try (Planner p = planner(sources, views.values())) {
       SqlNode validated;
       try {
         validated = p.validate(parse(p, body));
@@ -494,7 +505,7 @@ public final class SqlEngine {
         throw validationError(e, body);
       }
       RelRoot root = p.rel(validated);
-      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), snapshotSources(), viewJobs(), query,
+      return StreamPlanner.plan(name, root.rel, root.validatedRowType.getFieldNames(), sources, viewJobs, query,
           StreamPlanner.emitsOnWindowClose(query), end);
     } catch (SqlException e) {
       throw e.shifted(offset);
@@ -507,7 +518,7 @@ public final class SqlEngine {
 
   Result query(String sql) {
     Map<String, SourceDef> known = snapshotSources();
-    try (Planner p = planner(sql)) {
+    try (Planner p = planner()) {
       RelRoot root = p.rel(p.validate(parse(p, sql)));
       for (org.apache.calcite.plan.RelOptTable t : org.apache.calcite.plan.RelOptUtil.findAllTables(root.rel)) {
         String name = org.apache.calcite.util.Util.last(t.getQualifiedName());
@@ -614,10 +625,15 @@ public final class SqlEngine {
     }
   }
 
-  private Planner planner(String sql) {
+  private Planner planner() {
+    return planner(snapshotSources(), allViews().values());
+  }
+
+  /** A Calcite planner over {@code sources} and {@code views} (their rows not readable: for planning). */
+  private static Planner planner(Map<String, SourceDef> sources, java.util.Collection<TableCatalog> views) {
     SchemaPlus root = Frameworks.createRootSchema(true);
-    snapshotSources().values().forEach(s -> Schemas.addSource(root, s));
-    for (TableCatalog v : allViews().values()) {
+    sources.values().forEach(s -> Schemas.addSource(root, s));
+    for (TableCatalog v : views) {
       List<Field> fields = new ArrayList<>();
       for (int i = 0; i < v.getVisibleColumns(); i++) {
         fields.add(new Field(v.getColumns(i).getName(), Types.of(v.getColumns(i).getType())));

@@ -31,6 +31,15 @@ import org.apache.calcite.plan.hep.HepPlanner;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.rel.RelFieldCollation;
+import org.apache.calcite.rel.logical.LogicalTableFunctionScan;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelDataTypeField;
+import org.apache.calcite.rex.RexPermuteInputsShuttle;
+import org.apache.calcite.tools.RelBuilder;
+import org.apache.calcite.util.ImmutableBitSet;
+import org.apache.calcite.util.mapping.Mapping;
+import org.apache.calcite.util.mapping.MappingType;
+import org.apache.calcite.util.mapping.Mappings;
 import org.apache.calcite.rel.RelNode;
 import org.apache.calcite.rel.core.Aggregate;
 import org.apache.calcite.rel.core.AggregateCall;
@@ -122,7 +131,7 @@ final class StreamPlanner {
       Map<String, dev.tide.proto.plan.JobDefinition> viewJobs, String sql, boolean onWindowClose, Consumer<Stream> end) {
     StreamPlanner p = new StreamPlanner(view, sources, viewJobs, rel.getCluster().getRexBuilder(), sql, onWindowClose);
     try {
-      Lowered l = p.lower(pushDown(rel));
+      Lowered l = p.lower(pushDown(WindowEnds.rewrite(GroupTops.rewrite(rel))));
       if (onWindowClose && p.closingAggregations == 0) {
         throw p.unsupported("EMIT ON WINDOW CLOSE without an aggregation grouped by a window (window_start or window_end of"
             + " TUMBLE or HOP over a source's event time) of an append-only input", "emit");
@@ -152,8 +161,51 @@ final class StreamPlanner {
     planner.setRoot(rel);
     RelNode pushed = planner.findBestExp();
     // Drop the columns no operator above reads, so that joins and windows carry and store no more.
-    return new RelFieldTrimmer(null,
-        RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null)).trim(pushed);
+    return new WindowTrimmer(RelFactories.LOGICAL_BUILDER.create(rel.getCluster(), null)).trim(pushed);
+  }
+
+  /**
+   * Calcite's field trimmer, which keeps every input column of a table function, taught that a
+   * window table function (TUMBLE, HOP, SESSION) passes its input's columns through: it needs of
+   * its input only the columns read above it, its time column and SESSION's partition keys.
+   */
+  public static final class WindowTrimmer extends RelFieldTrimmer {
+    WindowTrimmer(RelBuilder builder) {
+      super(null, builder);
+    }
+
+    @Override
+    public TrimResult trimFields(LogicalTableFunctionScan t, ImmutableBitSet fieldsUsed, Set<RelDataTypeField> extraFields) {
+      if (t.getInputs().size() != 1 || !(t.getCall() instanceof RexCall call)
+          || !Set.of("TUMBLE", "HOP", "SESSION").contains(call.getOperator().getName().toUpperCase(Locale.ROOT))) {
+        return super.trimFields(t, fieldsUsed, extraFields);
+      }
+      RelNode input = t.getInputs().get(0);
+      int width = input.getRowType().getFieldCount();
+      ImmutableBitSet.Builder needed = ImmutableBitSet.builder();
+      fieldsUsed.asList().stream().filter(f -> f < width).forEach(needed::set);
+      needed.addAll(RelOptUtil.InputFinder.bits(call));
+      TrimResult trimmed = trimChild(t, input, needed.build(), extraFields);
+      RelNode newInput = trimmed.left;
+      Mapping inputMapping = trimmed.right;
+      int newWidth = newInput.getRowType().getFieldCount();
+      RexNode newCall = call.accept(new RexPermuteInputsShuttle(inputMapping, newInput));
+      List<RelDataTypeField> old = t.getRowType().getFieldList();
+      RelDataTypeFactory.Builder type = t.getCluster().getTypeFactory().builder().addAll(newInput.getRowType().getFieldList());
+      type.add(old.get(width)).add(old.get(width + 1)); // window_start, window_end
+      Mapping mapping = Mappings.create(MappingType.INVERSE_SURJECTION, old.size(), newWidth + 2);
+      for (int f = 0; f < width; f++) {
+        int target = inputMapping.getTargetOpt(f);
+        if (target >= 0) {
+          mapping.set(f, target);
+        }
+      }
+      mapping.set(width, newWidth);
+      mapping.set(width + 1, newWidth + 1);
+      RelNode scan = LogicalTableFunctionScan.create(t.getCluster(), List.of(newInput), newCall, t.getElementType(),
+          type.build(), null);
+      return result(scan, mapping);
+    }
   }
 
   /**
@@ -727,6 +779,12 @@ final class StreamPlanner {
       return ex(RexUtil.expandSearch(rex, null, c), in);
     }
     List<RexNode> ops = c.getOperands();
+    if (c.getOperator() == SqlStdOperatorTable.DATETIME_PLUS && ops.get(1) instanceof RexLiteral iv
+        && SqlTypeName.INTERVAL_TYPES.contains(iv.getTypeName())) {
+      // timestamp + INTERVAL: milliseconds added to the epoch milliseconds
+      long ms = iv.getValueAs(BigDecimal.class).longValueExact();
+      return Ex.cast(Ex.add(Ex.cast(ex(ops.get(0), in), DataType.BIGINT), Ex.lit(ms)), DataType.TIMESTAMP);
+    }
     switch (c.getKind()) {
       case EXTRACT -> {
         return typed(Ex.fn("extract", Ex.lit(symbol(ops.get(0), "EXTRACT")), ex(ops.get(1), in)), c, in);

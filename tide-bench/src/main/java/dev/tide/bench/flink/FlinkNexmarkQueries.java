@@ -5,7 +5,6 @@ import dev.tide.bench.flink.NexmarkEvents.Bid;
 import dev.tide.bench.flink.NexmarkEvents.Person;
 import dev.tide.bench.flink.NexmarkSources.Columns;
 import dev.tide.stream.nexmark.NexmarkConfig;
-import dev.tide.stream.queries.NexmarkQueries;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +24,6 @@ import org.apache.flink.api.java.tuple.Tuple;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.tuple.Tuple4;
-import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -36,22 +34,22 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 /**
- * The Nexmark queries Tide has built in ({@link NexmarkQueries}), written as Flink DataStream jobs the
+ * The Nexmark queries Tide has built in (the SQL definitions of {@code dev.tide.sql.NexmarkJobs}), written as Flink DataStream jobs the
  * way a Flink developer would: event-time windows closed by watermarks, keyed process functions with
  * heap state, no state kept longer than its window where the query allows it. Each job's final output,
  * once its bounded sources end, is the same multiset of rows as Tide's view (or digest) of the query:
  *
  * <ul>
- *   <li>q0 {@code (auction, bidder, price, date_time, _row_id)} of every bid;
+ *   <li>q0 {@code (auction, bidder, price, date_time)} of every bid;
  *   <li>q1 the same with {@code 0.908 * price} as a double;
- *   <li>q2 {@code (auction, price, _row_id)} of bids with {@code auction % 123 = 0};
+ *   <li>q2 {@code (auction, price)} of bids with {@code auction % 123 = 0};
  *   <li>q3 {@code (name, city, state, auction id)}: auctions of category 10 joined with their sellers
  *       from OR, ID or CA;
  *   <li>q4 {@code (category, avg of the winning bid)} where a winning bid is an auction's highest bid
  *       between its start and expiry (inclusive);
  *   <li>q5 {@code (auction, count, window_start)} of the auctions with the most bids in each 10 s
  *       window sliding by 2 s;
- *   <li>q7 {@code (auction, price, bidder, date_time, _row_id)} of the bids with the highest price of
+ *   <li>q7 {@code (auction, price, bidder, date_time)} of the bids with the highest price of
  *       their 10 s tumbling window (one stage keyed by window);
  *   <li>q8 {@code (person id, name, window_start)} of persons who opened an auction in the 10 s
  *       tumbling window they registered in.
@@ -60,10 +58,14 @@ import org.apache.flink.util.Collector;
  * <p>Object reuse is on, so no function keeps a reference to an input record: state holds copies.
  */
 public final class FlinkNexmarkQueries {
-  static final long TUMBLE_MS = NexmarkQueries.TUMBLE.toMillis();
-  static final long HOP_SIZE_MS = NexmarkQueries.HOP_SIZE.toMillis();
-  static final long HOP_SLIDE_MS = NexmarkQueries.HOP_SLIDE.toMillis();
+  /** The windows of the published queries: tumbling 10 s (q7, q8), hopping 10 s every 2 s (q5). */
+  static final long TUMBLE_MS = 10_000;
+  static final long HOP_SIZE_MS = 10_000;
+  static final long HOP_SLIDE_MS = 2_000;
   private static final Set<String> Q3_STATES = Set.of("OR", "ID", "CA");
+
+  /** The queries with a Flink job here (q6 has none: Flink's OVER window refuses its retracting input). */
+  public static final Set<String> QUERIES = new java.util.TreeSet<>(List.of("q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8"));
 
   private FlinkNexmarkQueries() {}
 
@@ -73,16 +75,16 @@ public final class FlinkNexmarkQueries {
    */
   public static Columns columns(String query) {
     List<String> none = List.of();
-    List<String> bid0 = List.of("auction", "bidder", "price", "date_time", "_row_id");
+    List<String> bid0 = List.of("auction", "bidder", "price", "date_time");
     return switch (query) {
       case "q0", "q1" -> Columns.of(none, none, bid0);
-      case "q2" -> Columns.of(none, none, List.of("auction", "price", "_row_id"));
+      case "q2" -> Columns.of(none, none, List.of("auction", "price"));
       case "q3" -> Columns.of(List.of("id", "name", "city", "state"), List.of("id", "seller", "category"), none);
       case "q4" -> Columns.of(none, List.of("id", "date_time", "expires", "category"), List.of("auction", "price", "date_time"));
       case "q5" -> Columns.of(none, none, List.of("auction", "date_time"));
-      case "q7" -> Columns.of(none, none, List.of("auction", "price", "bidder", "date_time", "_row_id"));
+      case "q7" -> Columns.of(none, none, List.of("auction", "price", "bidder", "date_time"));
       case "q8" -> Columns.of(List.of("id", "name", "date_time"), List.of("seller", "date_time"), none);
-      default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: q0, q1, q2, q3, q4, q5, q7, q8");
+      default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: " + QUERIES);
     };
   }
 
@@ -110,21 +112,21 @@ public final class FlinkNexmarkQueries {
     Feed feed = new Feed(env, cfg, events, splits, fullRows ? Columns.ALL : columns(query));
     DataStream<? extends Tuple> out = switch (query) {
       case "q0" -> feed.bids()
-          .map(b -> Tuple5.of(b.auction, b.bidder, b.price, b.dateTime, b.rowId))
-          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG));
+          .map(b -> Tuple4.of(b.auction, b.bidder, b.price, b.dateTime))
+          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG));
       case "q1" -> feed.bids()
-          .map(b -> Tuple5.of(b.auction, b.bidder, 0.908 * b.price, b.dateTime, b.rowId))
-          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.DOUBLE, Types.LONG, Types.LONG));
+          .map(b -> Tuple4.of(b.auction, b.bidder, 0.908 * b.price, b.dateTime))
+          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.DOUBLE, Types.LONG));
       case "q2" -> feed.bids()
           .filter(b -> b.auction % 123 == 0)
-          .map(b -> Tuple3.of(b.auction, b.price, b.rowId))
-          .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG));
+          .map(b -> Tuple2.of(b.auction, b.price))
+          .returns(Types.TUPLE(Types.LONG, Types.LONG));
       case "q3" -> q3(feed);
       case "q4" -> q4(feed);
       case "q5" -> q5(feed);
       case "q7" -> q7(feed);
       case "q8" -> q8(feed);
-      default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: q0, q1, q2, q3, q4, q5, q7, q8");
+      default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: " + QUERIES);
     };
     sink(out, run);
   }
@@ -372,10 +374,10 @@ public final class FlinkNexmarkQueries {
 
   // ---------------------------------------------------------------- q7
 
-  private static DataStream<Tuple5<Long, Long, Long, Long, Long>> q7(Feed feed) {
-    TypeInformation<Tuple5<Long, Long, Long, Long, Long>> row = Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG);
+  private static DataStream<Tuple4<Long, Long, Long, Long>> q7(Feed feed) {
+    TypeInformation<Tuple4<Long, Long, Long, Long>> row = Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG);
     return feed.bids()
-        .map(b -> Tuple5.of(b.auction, b.price, b.bidder, b.dateTime, b.rowId)).returns(row)
+        .map(b -> Tuple4.of(b.auction, b.price, b.bidder, b.dateTime)).returns(row)
         .keyBy(t -> windowStart(t.f3, TUMBLE_MS)).process(new HighestBids()).returns(row);
   }
 
@@ -384,26 +386,26 @@ public final class FlinkNexmarkQueries {
   }
 
   /**
-   * Keyed by window start: the bids {@code (auction, price, bidder, date_time, _row_id)} with the
+   * Keyed by window start: the bids {@code (auction, price, bidder, date_time)} with the
    * highest price of the window, emitted when the watermark passes it. One keyed stage: a first stage
    * keyed by auction (a pre-aggregation) made the job about 2x slower, as every bid then crossed two
    * shuffles and kept a timer per auction.
    */
-  static final class HighestBids extends KeyedProcessFunction<Long, Tuple5<Long, Long, Long, Long, Long>,
-      Tuple5<Long, Long, Long, Long, Long>> {
-    private transient MapState<Long, List<Tuple5<Long, Long, Long, Long, Long>>> byWindow;
+  static final class HighestBids extends KeyedProcessFunction<Long, Tuple4<Long, Long, Long, Long>,
+      Tuple4<Long, Long, Long, Long>> {
+    private transient MapState<Long, List<Tuple4<Long, Long, Long, Long>>> byWindow;
 
     @Override
     public void open(OpenContext ctx) {
       byWindow = getRuntimeContext().getMapState(new MapStateDescriptor<>("by-window", Types.LONG,
-          Types.LIST(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG))));
+          Types.LIST(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG))));
     }
 
     @Override
-    public void processElement(Tuple5<Long, Long, Long, Long, Long> b, Context ctx,
-        Collector<Tuple5<Long, Long, Long, Long, Long>> out) throws Exception {
+    public void processElement(Tuple4<Long, Long, Long, Long> b, Context ctx,
+        Collector<Tuple4<Long, Long, Long, Long>> out) throws Exception {
       long w = windowStart(b.f3, TUMBLE_MS);
-      List<Tuple5<Long, Long, Long, Long, Long>> best = byWindow.get(w);
+      List<Tuple4<Long, Long, Long, Long>> best = byWindow.get(w);
       if (best == null) {
         best = new ArrayList<>(1);
         ctx.timerService().registerEventTimeTimer(w + TUMBLE_MS - 1);
@@ -417,11 +419,11 @@ public final class FlinkNexmarkQueries {
     }
 
     @Override
-    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple5<Long, Long, Long, Long, Long>> out) throws Exception {
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple4<Long, Long, Long, Long>> out) throws Exception {
       long w = timestamp + 1 - TUMBLE_MS;
-      List<Tuple5<Long, Long, Long, Long, Long>> best = byWindow.get(w);
+      List<Tuple4<Long, Long, Long, Long>> best = byWindow.get(w);
       if (best != null) {
-        for (Tuple5<Long, Long, Long, Long, Long> b : best) {
+        for (Tuple4<Long, Long, Long, Long> b : best) {
           out.collect(b);
         }
         byWindow.remove(w);

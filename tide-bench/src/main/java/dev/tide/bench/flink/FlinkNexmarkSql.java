@@ -23,8 +23,8 @@ import org.apache.flink.types.Row;
  * {@code expires} a timestamp, and {@code bid.rowId} is Tide's {@code _row_id}.
  *
  * <p>Adaptations: {@code dateTime} is quoted (a keyword of Flink 2's parser). Each other one makes
- * the result the query Tide's plan computes (same columns, same types): q0, q7 select {@code rowId} instead of {@code extra} (and q2 adds it) — Tide's bid
- * queries keep the row id, a bid's identity; q1 multiplies by the double {@code 0.908E0}, not the
+ * the result the query Tide's SQL definition computes (same columns, same types): q0 and q7 do not
+ * select {@code extra} (as Tide's {@code nexmark/q0.sql} and {@code q7.sql}); q1 multiplies by the double {@code 0.908E0}, not the
  * decimal {@code 0.908}; q4 averages {@code CAST(final AS DOUBLE)}, as {@code AVG} of a {@code
  * BIGINT} is a {@code BIGINT} in Flink; q5 also selects the window start, as Tide's q5 does; q7's
  * bound is {@code dateTime - INTERVAL '9.999' SECOND} (the published {@code '10' SECOND} also takes
@@ -34,9 +34,9 @@ public final class FlinkNexmarkSql {
   private FlinkNexmarkSql() {}
 
   static final Map<String, String> QUERIES = Map.of(
-      "q0", "SELECT auction, bidder, price, dateTime, rowId FROM bid",
-      "q1", "SELECT auction, bidder, 0.908E0 * price AS price, dateTime, rowId FROM bid",
-      "q2", "SELECT auction, price, rowId FROM bid WHERE MOD(auction, 123) = 0",
+      "q0", "SELECT auction, bidder, price, dateTime FROM bid",
+      "q1", "SELECT auction, bidder, 0.908E0 * price AS price, dateTime FROM bid",
+      "q2", "SELECT auction, price FROM bid WHERE MOD(auction, 123) = 0",
       "q3", """
           SELECT P.name, P.city, P.state, A.id
           FROM auction AS A INNER JOIN person AS P ON A.seller = P.id
@@ -73,7 +73,7 @@ public final class FlinkNexmarkSql {
           ON AuctionBids.starttime = MaxBids.starttime AND AuctionBids.endtime = MaxBids.endtime
             AND AuctionBids.num >= MaxBids.maxn""",
       "q7", """
-          SELECT B.auction, B.price, B.bidder, B.dateTime, B.rowId
+          SELECT B.auction, B.price, B.bidder, B.dateTime
           FROM bid B
           JOIN (
             SELECT MAX(B1.price) AS maxprice, TUMBLE_ROWTIME(B1.dateTime, INTERVAL '10' SECOND) AS dateTime

@@ -27,7 +27,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * {@code nexmark} source emits for the same seed, event-time rate and event count.
  *
  * <p>Each source has as many splits as requested (contiguous ordinal ranges): a reader emits its
- * split in ordinal, hence event-time, order, so watermarks are monotonous per reader.
+ * split in ordinal, hence event-time, order. Watermarks trail the event time by {@link #WATERMARK_DELAY},
+ * as the published Nexmark tables (and Tide's {@code nexmark/sources.sql}) declare them.
  *
  * <p>Columns: given the columns a job reads ({@link Columns#of}), a reader generates only those,
  * column by column in blocks of consecutive ordinals with the {@link NexmarkBatch} Tide's source
@@ -39,6 +40,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * rows ({@link #rowsProduced}); the benchmark samples it. One run at a time per JVM.
  */
 public final class NexmarkSources {
+  /** {@code WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND}, as the published tables declare. */
+  public static final java.time.Duration WATERMARK_DELAY = java.time.Duration.ofSeconds(4);
+
   private static final int FLUSH_ROWS = 1024;
   private static final AtomicLong ROWS = new AtomicLong();
   private static final AtomicLong EXPECTED = new AtomicLong();
@@ -99,19 +103,19 @@ public final class NexmarkSources {
   public static DataStreamSource<NexmarkEvents.Bid> bids(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
       int splits, long ratePerSecond, Columns columns) {
     return source(env, new Rows<>(cfg, NexmarkTable.BID, events, columns), NexmarkTable.BID, events, splits, ratePerSecond, TypeInformation.of(NexmarkEvents.Bid.class),
-        WatermarkStrategy.<NexmarkEvents.Bid>forMonotonousTimestamps().withTimestampAssigner((b, ts) -> b.dateTime));
+        WatermarkStrategy.<NexmarkEvents.Bid>forBoundedOutOfOrderness(WATERMARK_DELAY).withTimestampAssigner((b, ts) -> b.dateTime));
   }
 
   public static DataStreamSource<NexmarkEvents.Auction> auctions(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
       int splits, Columns columns) {
     return source(env, new Rows<>(cfg, NexmarkTable.AUCTION, events, columns), NexmarkTable.AUCTION, events, splits, 0, TypeInformation.of(NexmarkEvents.Auction.class),
-        WatermarkStrategy.<NexmarkEvents.Auction>forMonotonousTimestamps().withTimestampAssigner((a, ts) -> a.dateTime));
+        WatermarkStrategy.<NexmarkEvents.Auction>forBoundedOutOfOrderness(WATERMARK_DELAY).withTimestampAssigner((a, ts) -> a.dateTime));
   }
 
   public static DataStreamSource<NexmarkEvents.Person> persons(StreamExecutionEnvironment env, NexmarkConfig cfg, long events,
       int splits, Columns columns) {
     return source(env, new Rows<>(cfg, NexmarkTable.PERSON, events, columns), NexmarkTable.PERSON, events, splits, 0, TypeInformation.of(NexmarkEvents.Person.class),
-        WatermarkStrategy.<NexmarkEvents.Person>forMonotonousTimestamps().withTimestampAssigner((p, ts) -> p.dateTime));
+        WatermarkStrategy.<NexmarkEvents.Person>forBoundedOutOfOrderness(WATERMARK_DELAY).withTimestampAssigner((p, ts) -> p.dateTime));
   }
 
   /**

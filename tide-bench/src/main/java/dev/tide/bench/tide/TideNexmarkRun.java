@@ -7,7 +7,7 @@ import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
 import dev.tide.meta.MetaOptions;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import dev.tide.stream.source.NexmarkSourceOptions;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +41,7 @@ public final class TideNexmarkRun {
       long cpu0 = EngineRun.processCpuNanos();
       long start = System.nanoTime();
       Progress progress = Progress.start(rows);
-      JobDefinition job = cluster.submit(NexmarkQueries.plan(query, options, NexmarkQueries.Terminal.DIGEST));
+      JobDefinition job = cluster.submit(NexmarkJobs.plan(query, options, NexmarkJobs.Terminal.DIGEST));
       long deadline = start + timeout.toNanos();
       // Committed progress changes only with the committed epoch: the state is read once per epoch,
       // not once per poll, so that watching costs the engine no CPU.

@@ -6,7 +6,7 @@ import dev.tide.cluster.LocalCluster;
 import dev.tide.common.config.Config;
 import dev.tide.meta.MetaOptions;
 import dev.tide.proto.plan.JobDefinition;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import dev.tide.stream.source.NexmarkSourceOptions;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -47,7 +47,7 @@ public final class NexmarkBench {
     Map<String, String> options = Map.of(
         NexmarkSourceOptions.EVENTS.key(), String.valueOf(settings.events()),
         NexmarkSourceOptions.SPLITS.key(), String.valueOf(settings.splits()));
-    var plan = NexmarkQueries.plan(query, options);
+    var plan = NexmarkJobs.plan(query, options);
     Config config = Config.defaults().with(MetaOptions.BARRIER_INTERVAL, settings.barrierInterval());
     long pollNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(20), settings.barrierInterval().toNanos() / 4);
     Path dir = Files.createTempDirectory("tide-bench-");

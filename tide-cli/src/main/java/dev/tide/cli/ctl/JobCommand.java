@@ -37,9 +37,9 @@ final class JobCommand implements Callable<Integer> {
   }
 
   @Command(name = "create", mixinStandardHelpOptions = true, sortOptions = false,
-      description = "Starts a Nexmark query (q0..q8) as a job, its view named like the job (--name, default the query's); or kafka-bids: bids read from a Kafka topic, counted per auction into the view kafka_bids and optionally a sink (docs/connectors.md).")
+      description = "Starts a Nexmark query (q0..q22 but q13: the shipped nexmark/qN.sql) as a job, its view named like the job (--name, default the query's); or kafka-bids: bids read from a Kafka topic, counted per auction into the view kafka_bids and optionally a sink (docs/connectors.md).")
   static final class Create extends AdminCommand {
-    @Parameters(index = "0", paramLabel = "QUERY", description = "q0, q1, q2, q3, q4, q5, q7, q8 or kafka-bids.")
+    @Parameters(index = "0", paramLabel = "QUERY", description = "q0 .. q22 (not q13) or kafka-bids.")
     String query;
 
     @Option(names = "--name", paramLabel = "NAME",

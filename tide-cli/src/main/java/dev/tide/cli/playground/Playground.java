@@ -20,7 +20,7 @@ import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.stream.nexmark.NexmarkGenerator;
 import dev.tide.stream.nexmark.NexmarkTable;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import dev.tide.stream.source.NexmarkSourceOptions;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -96,7 +96,7 @@ public final class Playground {
     public String submit(PlaygroundView view, Map<String, String> options) {
       Map<String, String> o = new LinkedHashMap<>(sourceOptions());
       o.putAll(options);
-      JobDefinition def = cluster.submit(NexmarkQueries.plan(view.query(), o));
+      JobDefinition def = cluster.submit(NexmarkJobs.plan(view.query(), o));
       jobs.put(view.query(), def);
       int actors = cluster.meta().layout(def.getName()).allActors().size();
       return def.getFragmentsCount() + " fragments, " + actors + " actors";
@@ -110,7 +110,7 @@ public final class Playground {
       Map<String, String> o = new LinkedHashMap<>(sourceOptions());
       o.put(NexmarkSourceOptions.RATE.key(), String.valueOf(rate));
       o.put(NexmarkSourceOptions.EVENTS.key(), String.valueOf(events));
-      JobDefinition def = cluster.submit(NexmarkQueries.plan(query, o));
+      JobDefinition def = cluster.submit(NexmarkJobs.plan(query, o));
       int actors = cluster.meta().layout(def.getName()).allActors().size();
       return def.getFragmentsCount() + " fragments, " + actors + " actors";
     }

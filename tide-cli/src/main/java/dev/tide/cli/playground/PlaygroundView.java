@@ -14,7 +14,7 @@ public record PlaygroundView(String query, String title, List<String> newestFirs
   public static List<PlaygroundView> standard() {
     return List.of(
         new PlaygroundView("q5", "hot items: the auctions with the most bids in each 10s window sliding by 2s",
-            List.of("window_start", "num", "auction")),
-        new PlaygroundView("q7", "highest bid in each 10s tumbling window", List.of("date_time", "_row_id")));
+            List.of("starttime", "num", "auction")),
+        new PlaygroundView("q7", "highest bid in each 10s tumbling window", List.of("date_time", "auction")));
   }
 }

@@ -13,7 +13,7 @@ import dev.tide.meta.MetaOptions;
 import dev.tide.meta.group.TableGrpcService;
 import dev.tide.meta.schedule.ActorPlacement;
 import dev.tide.meta.schedule.Worker;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.sql.NexmarkJobs;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -62,7 +62,7 @@ public class CtlCommandTest {
   @BeforeEach
   void start() {
     cluster = new LocalCluster(dir, config(), 3, 2);
-    cluster.submit(NexmarkQueries.plan("q5", options()));
+    cluster.submit(NexmarkJobs.plan("q5", options()));
     admin = AdminServer.start(0, cluster.meta(), slots -> {
       synchronized (cluster) {
         return cluster.addNode(slots).compute().workerId();
@@ -105,7 +105,7 @@ public class CtlCommandTest {
     await().until(() -> !cluster.scan("q5").isEmpty());
     Run r = ctl("scan", "q5", "--limit", "3");
     ok(r);
-    assertThat(r.out()).startsWith("view q5: ").containsPattern("\\n +auction +num +window_start\\n")
+    assertThat(r.out()).startsWith("view q5: ").containsPattern("\\n +auction +num +starttime\\n")
         .as("timestamps in ISO-8601").containsPattern("\\n +\\d+ +\\d+ +\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d(:\\d\\d)?(\\.\\d+)?Z\\n");
     Run unknown = ctl("scan", "nope");
     assertThat(unknown.exitCode()).isEqualTo(1);

@@ -42,7 +42,8 @@ import java.util.Set;
  * its input's fragment, which combines each chunk before the exchange; the aggregation itself then
  * adds partial states ({@code partial_input}) and keeps its one-phase state table.
  *
- * <p>Before the analysis, sources are pruned to the columns their consumers read ({@link SourcePruning}).
+ * <p>Before the analysis, stacked projections are fused ({@link ProjectFusion}) and sources are pruned to
+ * the columns their consumers read ({@link SourcePruning}).
  */
 public final class JobCompiler {
   private enum Kind { ANY, SINGLE, HASH }
@@ -65,7 +66,7 @@ public final class JobCompiler {
   private final int jobId;
   private final int vnodeCount;
   private final int tableIdBase;
-  /** The plan's nodes; after validation, with the sources pruned ({@link SourcePruning}). */
+  /** The plan's nodes; after validation, with projections fused and the sources pruned. */
   private List<PlanNode> nodes;
   private final Dist[] provided;
   private final boolean[][] exchange;
@@ -125,7 +126,10 @@ public final class JobCompiler {
     }
     checkAppendOnlyClaims();
     checkWindowCloses();
-    nodes = SourcePruning.apply(nodes);
+    nodes = SourcePruning.apply(ProjectFusion.apply(nodes));
+    consumers.clear();
+    nodes.forEach(n -> consumers.add(new ArrayList<>()));
+    nodes.forEach(n -> n.getInputsList().forEach(in -> consumers.get(in).add(n.getId())));
     for (PlanNode n : nodes) {
       analyze(n);
     }

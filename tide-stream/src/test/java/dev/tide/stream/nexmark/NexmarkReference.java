@@ -85,11 +85,11 @@ public final class NexmarkReference {
     return query(name, Events.generate(config, totalEvents));
   }
 
-  /** q0: {@code SELECT auction, bidder, price, date_time, _row_id FROM bid}. */
+  /** q0: {@code SELECT auction, bidder, price, date_time FROM bid}. */
   public static List<List<Object>> q0(List<Object[]> bids) {
     List<List<Object>> out = new ArrayList<>();
     for (Object[] b : bids) {
-      out.add(Arrays.asList(b[B_AUCTION], b[B_BIDDER], b[B_PRICE], b[B_DATE_TIME], b[B_ROW_ID]));
+      out.add(Arrays.asList(b[B_AUCTION], b[B_BIDDER], b[B_PRICE], b[B_DATE_TIME]));
     }
     return sorted(out);
   }
@@ -98,12 +98,12 @@ public final class NexmarkReference {
     return q0(Events.generate(config, totalEvents).bids());
   }
 
-  /** q1: {@code SELECT auction, bidder, 0.908 * price, date_time, _row_id FROM bid}; price as DOUBLE. */
+  /** q1: {@code SELECT auction, bidder, 0.908 * price, date_time FROM bid}; price as DOUBLE. */
   public static List<List<Object>> q1(List<Object[]> bids) {
     List<List<Object>> out = new ArrayList<>();
     for (Object[] b : bids) {
       double price = 0.908 * (double) asLong(b[B_PRICE]);
-      out.add(Arrays.asList(b[B_AUCTION], b[B_BIDDER], price, b[B_DATE_TIME], b[B_ROW_ID]));
+      out.add(Arrays.asList(b[B_AUCTION], b[B_BIDDER], price, b[B_DATE_TIME]));
     }
     return sorted(out);
   }
@@ -112,12 +112,12 @@ public final class NexmarkReference {
     return q1(Events.generate(config, totalEvents).bids());
   }
 
-  /** q2: {@code SELECT auction, price, _row_id FROM bid WHERE auction % 123 = 0}. */
+  /** q2: {@code SELECT auction, price FROM bid WHERE auction % 123 = 0}. */
   public static List<List<Object>> q2(List<Object[]> bids) {
     List<List<Object>> out = new ArrayList<>();
     for (Object[] b : bids) {
       if (asLong(b[B_AUCTION]) % 123 == 0) {
-        out.add(Arrays.asList(b[B_AUCTION], b[B_PRICE], b[B_ROW_ID]));
+        out.add(Arrays.asList(b[B_AUCTION], b[B_PRICE]));
       }
     }
     return sorted(out);
@@ -245,7 +245,7 @@ public final class NexmarkReference {
 
   /**
    * q7 (highest bid): the bids whose price equals the maximum price of their tumbling window. Rows are
-   * {@code (auction, price, bidder, date_time, _row_id)}.
+   * {@code (auction, price, bidder, date_time)}.
    */
   public static List<List<Object>> q7(List<Object[]> bids, long sizeMillis) {
     requirePositive("q7", sizeMillis);
@@ -257,7 +257,7 @@ public final class NexmarkReference {
     for (Object[] b : bids) {
       long w = windowStart(asLong(b[B_DATE_TIME]), sizeMillis);
       if (asLong(b[B_PRICE]) == maxByWindow.get(w)) {
-        out.add(Arrays.asList(b[B_AUCTION], b[B_PRICE], b[B_BIDDER], b[B_DATE_TIME], b[B_ROW_ID]));
+        out.add(Arrays.asList(b[B_AUCTION], b[B_PRICE], b[B_BIDDER], b[B_DATE_TIME]));
       }
     }
     return sorted(out);

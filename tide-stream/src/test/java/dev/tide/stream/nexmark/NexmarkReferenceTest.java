@@ -47,9 +47,9 @@ class NexmarkReferenceTest {
   void q0q1q2ProjectAndFilterBids() {
     List<Object[]> bids = List.of(bid(246, 10, 5, 4), bid(1000, 3, 6, 5), bid(123, 1, 7, 6));
     assertThat(NexmarkReference.q0(bids)).containsExactly(
-        r(123L, 7L, 1L, 7L, 6L), r(246L, 7L, 10L, 5L, 4L), r(1000L, 7L, 3L, 6L, 5L));
-    assertThat(NexmarkReference.q1(bids).get(1)).isEqualTo(r(246L, 7L, 0.908 * 10, 5L, 4L));
-    assertThat(NexmarkReference.q2(bids)).containsExactly(r(123L, 1L, 6L), r(246L, 10L, 4L));
+        r(123L, 7L, 1L, 7L), r(246L, 7L, 10L, 5L), r(1000L, 7L, 3L, 6L));
+    assertThat(NexmarkReference.q1(bids).get(1)).isEqualTo(r(246L, 7L, 0.908 * 10, 5L));
+    assertThat(NexmarkReference.q2(bids)).containsExactly(r(123L, 1L), r(246L, 10L));
   }
 
   @Test
@@ -88,9 +88,9 @@ class NexmarkReferenceTest {
     List<Object[]> bids = List.of(
         bid(1, 5, 1, 4), bid(2, 9, 2, 5), bid(3, 9, 9_999, 6), bid(4, 3, 10_000, 7), bid(5, 1, 10_001, 8));
     assertThat(NexmarkReference.q7(bids)).containsExactly(
-        r(2L, 9L, 7L, 2L, 5L), r(3L, 9L, 7L, 9_999L, 6L), r(4L, 3L, 7L, 10_000L, 7L));
+        r(2L, 9L, 7L, 2L), r(3L, 9L, 7L, 9_999L), r(4L, 3L, 7L, 10_000L));
     assertThat(NexmarkReference.q7(bids, 5_000)).containsExactly(
-        r(2L, 9L, 7L, 2L, 5L), r(3L, 9L, 7L, 9_999L, 6L), r(4L, 3L, 7L, 10_000L, 7L));
+        r(2L, 9L, 7L, 2L), r(3L, 9L, 7L, 9_999L), r(4L, 3L, 7L, 10_000L));
   }
 
   @Test

@@ -29,7 +29,7 @@ import dev.tide.stream.exchange.ExchangeConfig;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import dev.tide.stream.nexmark.NexmarkReference;
 import dev.tide.stream.plan.JobCompiler;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.stream.queries.NexmarkPlans;
 import dev.tide.stream.state.MemoryObjectStore;
 import dev.tide.stream.state.StateTable;
 import io.grpc.ManagedChannel;
@@ -137,7 +137,7 @@ class CrossNodeExchangeTest {
   private static JobDefinition q0(Map<String, String> extra) {
     Map<String, String> options = new HashMap<>(Map.of("seed", "7", "event-time-rate", "1000", "splits", "4"));
     options.putAll(extra);
-    JobDefinition job = JobCompiler.compile(NexmarkQueries.plan("q0", options), 1, VNODES, 100);
+    JobDefinition job = JobCompiler.compile(NexmarkPlans.plan("q0", options), 1, VNODES, 100);
     assertThat(job.getFragmentsCount()).as("q0 fragments").isEqualTo(2);
     assertThat(job.getEdges(0).getType()).isEqualTo(DispatchType.HASH);
     return job;

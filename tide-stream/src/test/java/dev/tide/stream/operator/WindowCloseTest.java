@@ -13,7 +13,7 @@ import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.PlanBuilder;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.stream.queries.NexmarkPlans;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -49,7 +49,7 @@ class WindowCloseTest {
 
   private static Harness countsHarness() {
     PlanBuilder b = new PlanBuilder("t");
-    b.source("nexmark", "bid", OPTS).project("auction", "date_time").tumble("date_time", NexmarkQueries.TUMBLE)
+    b.source("nexmark", "bid", OPTS).project("auction", "date_time").tumble("date_time", NexmarkPlans.TUMBLE)
         .groupBy("auction", "window_start").emitOnWindowClose("window_start").agg(Agg.count("num")).materialize("t");
     return new Harness(b.build());
   }
@@ -141,7 +141,7 @@ class WindowCloseTest {
   @Test
   void aGroupTopForgetsTheWindowsBelowTheWatermarkAndDropsTheirLateRows() throws InterruptedException {
     PlanBuilder b = new PlanBuilder("t");
-    b.source("nexmark", "bid", OPTS).project("auction", "price", "date_time").tumble("date_time", NexmarkQueries.TUMBLE)
+    b.source("nexmark", "bid", OPTS).project("auction", "price", "date_time").tumble("date_time", NexmarkPlans.TUMBLE)
         .project("auction", "price", "window_start").groupBy("window_start").maxRows("price").materialize("t");
     Harness h = new Harness(b.build());
     PlanNode n = h.node(PlanNode.KindCase.GROUP_TOP);
@@ -165,9 +165,9 @@ class WindowCloseTest {
   @Test
   void aJoinForgetsTheWindowsBelowBothSidesWatermarksAndPassesTheLesserOn() throws InterruptedException {
     PlanBuilder b = new PlanBuilder("t");
-    PlanBuilder.Stream persons = b.source("nexmark", "person", OPTS).project("id", "date_time").tumble("date_time", NexmarkQueries.TUMBLE)
+    PlanBuilder.Stream persons = b.source("nexmark", "person", OPTS).project("id", "date_time").tumble("date_time", NexmarkPlans.TUMBLE)
         .groupBy("id", "window_start").emitOnWindowClose("window_start").agg();
-    PlanBuilder.Stream sellers = b.source("nexmark", "auction", OPTS).project("seller", "date_time").tumble("date_time", NexmarkQueries.TUMBLE)
+    PlanBuilder.Stream sellers = b.source("nexmark", "auction", OPTS).project("seller", "date_time").tumble("date_time", NexmarkPlans.TUMBLE)
         .groupBy("seller", "window_start").emitOnWindowClose("window_start").agg();
     persons.join(sellers, List.of("id", "window_start"), List.of("seller", "window_start")).materialize("t");
     Harness h = new Harness(b.build());

@@ -11,7 +11,7 @@ import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.stream.plan.PlanBuilder.Stream;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.stream.queries.NexmarkPlans;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class AppendOnlyTest {
   @Test
   void sourcesFiltersProjectsWindowsAndJoinsOfAppendOnlyInputsAreAppendOnlyAggregationsAreNot() {
     PlanBuilder b = new PlanBuilder("p");
-    Stream bids = b.source("nexmark", "bid", OPTS).filter(gt(col("price"), lit(10L))).tumble("date_time", NexmarkQueries.TUMBLE);
+    Stream bids = b.source("nexmark", "bid", OPTS).filter(gt(col("price"), lit(10L))).tumble("date_time", NexmarkPlans.TUMBLE);
     Stream auctions = b.source("nexmark", "auction", OPTS).project("id", "seller");
     Stream auctionIds = auctions.project("id");
     Stream joined = bids.join(auctions, List.of("auction"), List.of("id"));
@@ -57,7 +57,7 @@ class AppendOnlyTest {
 
   @Test
   void q4TakesItsMaxOverAnAppendOnlyInputWithoutAMultisetTableAMaxOfCountsKeepsIt() {
-    Plan q4 = NexmarkQueries.plan("q4", OPTS);
+    Plan q4 = NexmarkPlans.plan("q4", OPTS);
     PlanNode max = aggs(q4).get(0);
     assertThat(max.getHashAgg().getAppendOnlyInput()).isTrue();
     assertThat(minmaxTables(JobCompiler.compile(q4, 7, 256, 1000))).isEmpty();
@@ -84,7 +84,7 @@ class AppendOnlyTest {
 
   @Test
   void aNodeClaimingAnAppendOnlyOutputThatRetractsIsRefused() {
-    Plan q4 = NexmarkQueries.plan("q4", OPTS);
+    Plan q4 = NexmarkPlans.plan("q4", OPTS);
     PlanNode avg = aggs(q4).get(1);
     Plan lying = q4.toBuilder().setNodes(avg.getId(), avg.toBuilder().setAppendOnly(true)).build();
     assertThatThrownBy(() -> JobCompiler.compile(lying, 7, 256, 1000))
@@ -94,7 +94,7 @@ class AppendOnlyTest {
 
   @Test
   void aJoinClaimingAnAppendOnlyInputThatRetractsIsRefused() {
-    Plan q4 = NexmarkQueries.plan("q4", OPTS);
+    Plan q4 = NexmarkPlans.plan("q4", OPTS);
     PlanNode join = q4.getNodesList().stream().filter(PlanNode::hasHashJoin).findFirst().orElseThrow();
     assertThat(join.getHashJoin().getLeftAppendOnly()).isTrue();
     assertThat(join.getHashJoin().getRightAppendOnly()).isTrue();
@@ -114,7 +114,7 @@ class AppendOnlyTest {
 
   @Test
   void claimingLessThanHoldsIsAllowedAndKeepsTheMultiset() {
-    Plan q4 = NexmarkQueries.plan("q4", OPTS);
+    Plan q4 = NexmarkPlans.plan("q4", OPTS);
     PlanNode max = aggs(q4).get(0);
     Plan modest = q4.toBuilder().setNodes(max.getId(),
         max.toBuilder().setHashAgg(max.getHashAgg().toBuilder().setAppendOnlyInput(false))).build();
@@ -123,7 +123,7 @@ class AppendOnlyTest {
 
   @Test
   void aTopFilterIsAppendOnlyAGroupTopIsNot() {
-    Plan q7 = NexmarkQueries.plan("q7", OPTS);
+    Plan q7 = NexmarkPlans.plan("q7", OPTS);
     PlanNode filter = q7.getNodesList().stream().filter(PlanNode::hasTopFilter).findFirst().orElseThrow();
     PlanNode top = q7.getNodesList().stream().filter(PlanNode::hasGroupTop).findFirst().orElseThrow();
     assertThat(filter.getAppendOnly()).isTrue();

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.Plan;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.stream.queries.NexmarkPlans;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -44,7 +44,7 @@ class PlanSerializationTest {
           put(m, "event-time-rate", etr);
           return m;
         });
-    return Combinators.combine(Arbitraries.of(NexmarkQueries.names()), options,
+    return Combinators.combine(Arbitraries.of(NexmarkPlans.names()), options,
         Arbitraries.oneOf(Arbitraries.of(1, 256, 32768), Arbitraries.integers().between(1, 32768)), Arbitraries.longs())
         .as(Input::new);
   }
@@ -67,11 +67,11 @@ class PlanSerializationTest {
 
   @Property(tries = 150)
   void planAndJobRoundTripAndAreDeterministic(@ForAll("inputs") Input in) throws Exception {
-    Plan plan = NexmarkQueries.plan(in.query(), in.options());
+    Plan plan = NexmarkPlans.plan(in.query(), in.options());
     byte[] planBytes = plan.toByteArray();
     assertThat(Plan.parseFrom(planBytes)).isEqualTo(plan);
 
-    Plan again = NexmarkQueries.plan(in.query(), shuffled(in.options(), in.shuffleSeed()));
+    Plan again = NexmarkPlans.plan(in.query(), shuffled(in.options(), in.shuffleSeed()));
     assertThat(again.toByteArray()).as("same plan from options in another order").isEqualTo(planBytes);
 
     JobDefinition job = JobCompiler.compile(plan, 3, in.vnodeCount(), 500);
@@ -85,7 +85,7 @@ class PlanSerializationTest {
 
   @Property(tries = 20)
   void everyQueryWithDefaultOptionsRoundTrips(@ForAll("queries") String q) throws Exception {
-    Plan plan = NexmarkQueries.plan(q, Map.of());
+    Plan plan = NexmarkPlans.plan(q, Map.of());
     assertThat(Plan.parseFrom(plan.toByteArray())).isEqualTo(plan);
     JobDefinition job = JobCompiler.compile(plan, 1, 256, 1000);
     assertThat(JobDefinition.parseFrom(job.toByteArray())).isEqualTo(job);
@@ -94,6 +94,6 @@ class PlanSerializationTest {
 
   @Provide
   Arbitrary<String> queries() {
-    return Arbitraries.of(NexmarkQueries.names());
+    return Arbitraries.of(NexmarkPlans.names());
   }
 }

@@ -15,7 +15,7 @@ import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.stream.plan.PlanBuilder.Named;
 import dev.tide.stream.plan.PlanBuilder.Stream;
-import dev.tide.stream.queries.NexmarkQueries;
+import dev.tide.stream.queries.NexmarkPlans;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,26 +50,26 @@ class SourcePruningTest {
 
   @Test
   void builtInQueriesEmitOnlyTheColumnsTheyRead() {
-    assertThat(emitted(compile(NexmarkQueries.plan("q0", OPTS))))
+    assertThat(emitted(compile(NexmarkPlans.plan("q0", OPTS))))
         .containsExactly(Map.entry("bid", List.of("auction", "bidder", "price", "date_time", "_row_id")));
-    assertThat(emitted(compile(NexmarkQueries.plan("q1", OPTS))))
+    assertThat(emitted(compile(NexmarkPlans.plan("q1", OPTS))))
         .containsExactly(Map.entry("bid", List.of("auction", "bidder", "price", "date_time", "_row_id")));
-    assertThat(emitted(compile(NexmarkQueries.plan("q2", OPTS))))
+    assertThat(emitted(compile(NexmarkPlans.plan("q2", OPTS))))
         .as("a filter passes its input through: its condition and its consumers' columns count")
         .containsExactly(Map.entry("bid", List.of("auction", "price", "_row_id")));
-    assertThat(emitted(compile(NexmarkQueries.plan("q4", OPTS)))).containsOnly(
+    assertThat(emitted(compile(NexmarkPlans.plan("q4", OPTS)))).containsOnly(
         Map.entry("auction", List.of("id", "date_time", "expires", "category")),
         Map.entry("bid", List.of("auction", "price", "date_time", "_row_id")));
-    assertThat(emitted(compile(NexmarkQueries.plan("q5", OPTS))))
+    assertThat(emitted(compile(NexmarkPlans.plan("q5", OPTS))))
         .as("the projection keeps the stream key _row_id as a hidden column")
         .containsExactly(Map.entry("bid", List.of("auction", "date_time", "_row_id")));
-    assertThat(emitted(compile(NexmarkQueries.plan("q7", OPTS))))
+    assertThat(emitted(compile(NexmarkPlans.plan("q7", OPTS))))
         .containsExactly(Map.entry("bid", List.of("auction", "bidder", "price", "date_time", "_row_id")));
   }
 
   @Test
   void sourcesReadByJoinsEmitEveryColumn() {
-    JobDefinition q3 = compile(NexmarkQueries.plan("q3", OPTS));
+    JobDefinition q3 = compile(NexmarkPlans.plan("q3", OPTS));
     for (PlanNode n : nodes(q3).stream().filter(PlanNode::hasSource).toList()) {
       assertThat(n.getSource().getColumnsList()).as("q3 %s", n.getSource().getTable()).isEmpty();
     }
@@ -77,7 +77,7 @@ class SourcePruningTest {
 
   @Test
   void aWindowPassesOnWhatItsConsumersReadAndAnAggregationReadsItsKeysAndArguments() {
-    JobDefinition q8 = compile(NexmarkQueries.plan("q8", OPTS));
+    JobDefinition q8 = compile(NexmarkPlans.plan("q8", OPTS));
     assertThat(emitted(q8)).as("the time column, the group keys and the source's key").containsOnly(
         Map.entry("person", List.of("id", "name", "date_time")),
         Map.entry("auction", List.of("id", "date_time", "seller")));
@@ -100,7 +100,7 @@ class SourcePruningTest {
   @ParameterizedTest
   @MethodSource("dev.tide.stream.plan.JobCompilerTest#queries")
   void pruningChangesNothingPastTheFirstProject(String q) {
-    Plan plan = NexmarkQueries.plan(q, OPTS);
+    Plan plan = NexmarkPlans.plan(q, OPTS);
     JobDefinition job = compile(plan);
     JobCompilerTest.checkInvariants(job);
     for (PlanNode original : plan.getNodesList()) {

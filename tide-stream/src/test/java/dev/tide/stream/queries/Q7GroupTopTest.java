@@ -51,7 +51,7 @@ class Q7GroupTopTest {
   private static final int CRASH_AFTER_BARRIER_AT = 30; // chunk index; the crash comes 3 chunks later
   private static final int RESCALE_AT = 55;
 
-  private final Harness h = new Harness(NexmarkQueries.plan("q7", Map.of("events", String.valueOf(EVENTS))));
+  private final Harness h = new Harness(NexmarkPlans.plan("q7", Map.of("events", String.valueOf(EVENTS))));
   private final Fragment source = fragment(PlanNode.KindCase.SOURCE);
   private final Fragment top = fragment(PlanNode.KindCase.GROUP_TOP);
   private final int[] distKey = Types.ints(edgeInto(top).getDistKeyList());
@@ -237,8 +237,8 @@ class Q7GroupTopTest {
     }
     assertThat(crashed).isTrue();
 
-    List<List<Object>> expected = NexmarkReference.q7(bids, NexmarkQueries.TUMBLE.toMillis());
-    long windows = expected.stream().map(r -> Math.floorDiv((Long) r.get(3), NexmarkQueries.TUMBLE.toMillis())).distinct().count();
+    List<List<Object>> expected = NexmarkReference.q7(bids, NexmarkPlans.TUMBLE.toMillis());
+    long windows = expected.stream().map(r -> Math.floorDiv((Long) r.get(3), NexmarkPlans.TUMBLE.toMillis())).distinct().count();
     assertThat(windows).isGreaterThanOrEqualTo(8);
     assertThat(expected.size()).as("some window's highest bid is tied").isGreaterThan((int) windows);
     TableCatalog view = h.job.getTablesList().stream().filter(TableCatalog::getIsMv).findFirst().orElseThrow();
