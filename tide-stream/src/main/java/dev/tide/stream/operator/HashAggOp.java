@@ -97,6 +97,7 @@ public final class HashAggOp implements Operator {
     Object[] lastOutput;
     boolean isDirty;
     boolean closed; // emitted at its window's close; its state is deleted
+    boolean stored; // windows closing: its state row was written at a barrier or loaded (else there is none to delete)
 
     Group(Object[] key) {
       this.key = key;
@@ -268,6 +269,7 @@ public final class HashAggOp implements Operator {
     for (Object[] state : result.scanOwned()) {
       Group g = new Group(Arrays.copyOf(state, groupKeys.length));
       restore(g, state);
+      g.stored = true;
       opened(g);
       remember(g);
     }
@@ -287,7 +289,9 @@ public final class HashAggOp implements Operator {
         g.closed = true;
         flushMultisets(g);
         emit(out, Op.INSERT, output(g));
-        result.deleteByPk(g.key);
+        if (g.stored) { // a group that opened and closed between two barriers was never written
+          result.deleteByPk(g.key);
+        }
         for (StateTable t : minmax) {
           if (t != null) { // COUNT(DISTINCT)'s values of the closed group
             for (Object[] row : t.scanPrefix(g.key)) {
@@ -587,6 +591,7 @@ public final class HashAggOp implements Operator {
         if (!g.closed) {
           flushMultisets(g);
           result.put(stateRow(g)); // emitted when its window closes
+          g.stored = true;
         }
         continue;
       }

@@ -280,7 +280,11 @@ public final class HashJoinOp implements Operator {
         }
         before = own == null ? -1 : own.rows.size();
         if (insert) {
-          tables[side].put(chunk, i, rowVnodes[i]);
+          if (appendOnly[side]) {
+            tables[side].insertNew(chunk, i, rowVnodes[i]); // its pk holds the stream key: never stored before
+          } else {
+            tables[side].put(chunk, i, rowVnodes[i]);
+          }
           if (windows[side] != null) {
             windows[side].add(tables[side].pkOf(chunk.row(i)));
           }

@@ -21,11 +21,18 @@ import java.util.TreeMap;
  * order, into one batch. So a table that is never range-read (a materialized view, an
  * aggregation's result table) never pays for a sorted map.
  *
+ * <p>A key written first by {@link #putNew} (its writer vouches that the store holds no version of
+ * it, e.g. a new row of an append-only input keyed by its row id) and deleted in the same epoch
+ * leaves nothing: no tombstone reaches the store, which has nothing to hide. A window's rows that
+ * come and go within one epoch (a join forgetting closed windows) then cost the store nothing.
+ *
  * <p>Thread-safety: confined to the actor thread.
  */
 final class Memtable {
   /** The value of a delete; compared by identity. */
   static final byte[] TOMBSTONE = new byte[0];
+  private static final int TOMBSTONE_LENGTH = -1;
+  private static final int DROPPED = -2;
   /** An arena larger than this is not kept for the next epoch when that epoch used a quarter of it or less. */
   private static final int KEEP_ARENA_BYTES = 1 << 20;
 
@@ -35,7 +42,8 @@ final class Memtable {
   private int[] keyOffsets = new int[64];
   private int[] keyLengths = new int[64];
   private int[] valueOffsets = new int[64];
-  private int[] valueLengths = new int[64]; // -1 = tombstone
+  private int[] valueLengths = new int[64]; // TOMBSTONE_LENGTH, or DROPPED: deleted, and never in the store
+  private boolean[] unstored = new boolean[64]; // the store holds no version of the key (written first by putNew)
   private int[] hashes = new int[64];
   private int size;
   private int[] slots = new int[128]; // log index + 1; 0 = empty
@@ -57,6 +65,18 @@ final class Memtable {
    * reuse both arrays.
    */
   void put(byte[] key, int keyLength, int hash, byte[] value, int valueLength) {
+    put(key, keyLength, hash, value, valueLength, false);
+  }
+
+  /**
+   * As {@link #put(byte[], int, int, byte[], int)} for a key the store holds no version of (the
+   * caller's guarantee): deleted again before {@link #drain}, it is dropped rather than tombstoned.
+   */
+  void putNew(byte[] key, int keyLength, int hash, byte[] value, int valueLength) {
+    put(key, keyLength, hash, value, valueLength, true);
+  }
+
+  private void put(byte[] key, int keyLength, int hash, byte[] value, int valueLength, boolean isNew) {
     int h = hash;
     int mask = slots.length - 1;
     int i = h & mask;
@@ -76,11 +96,13 @@ final class Memtable {
       keyLengths = Arrays.copyOf(keyLengths, n);
       valueOffsets = Arrays.copyOf(valueOffsets, n);
       valueLengths = Arrays.copyOf(valueLengths, n);
+      unstored = Arrays.copyOf(unstored, n);
       hashes = Arrays.copyOf(hashes, n);
     }
     keyOffsets[size] = append(key, keyLength);
     keyLengths[size] = keyLength;
-    valueLengths[size] = -1;
+    valueLengths[size] = TOMBSTONE_LENGTH;
+    unstored[size] = isNew;
     setValue(size, value, valueLength);
     hashes[size] = h;
     slots[i] = ++size;
@@ -91,7 +113,7 @@ final class Memtable {
 
   private void setValue(int at, byte[] value, int valueLength) {
     if (value == TOMBSTONE) {
-      valueLengths[at] = -1;
+      valueLengths[at] = unstored[at] ? DROPPED : TOMBSTONE_LENGTH;
     } else if (valueLengths[at] == valueLength) {
       System.arraycopy(value, 0, arena, valueOffsets[at], valueLength);
     } else {
@@ -193,6 +215,9 @@ final class Memtable {
     for (int i = 0; i < n; i++) {
       int at = order[i];
       int len = valueLengths[at];
+      if (len == DROPPED) {
+        continue;
+      }
       batch.add(arena, keyOffsets[at], keyLengths[at], len < 0 ? null : arena, valueOffsets[at], Math.max(0, len));
     }
     if (arena.length > KEEP_ARENA_BYTES && arenaUsed <= arena.length / 4) {

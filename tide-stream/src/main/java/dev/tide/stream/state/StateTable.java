@@ -9,6 +9,7 @@ import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.storage.CloseableIterator;
 import dev.tide.storage.KeyValue;
+import dev.tide.storage.SortedWriteBatch;
 import dev.tide.storage.StateStore;
 import dev.tide.common.chunk.StreamChunk;
 import dev.tide.stream.plan.Types;
@@ -241,10 +242,15 @@ public final class StateTable {
    * filtered prefix) with the key filter. The key is hashed once, for the filter and the memtable.
    */
   private void writeEncodedKey(byte[] value, int valueLength) {
+    writeEncodedKey(value, valueLength, false);
+  }
+
+  /** Writes {@link #enc}'s key; {@code isNew}: the store holds no version of it ({@link Memtable#putNew}). */
+  private void writeEncodedKey(byte[] value, int valueLength, boolean isNew) {
     byte[] key = enc.buffer();
     int len = enc.length();
     if (written == null) {
-      memtable.put(key, len, KeyHash.of(key, len), value, valueLength);
+      write(key, len, KeyHash.of(key, len), value, valueLength, isNew);
       return;
     }
     fresh(keyVnode); // the first touch of a vnode checks the store before its rows land there
@@ -262,7 +268,15 @@ public final class StateTable {
       written = null; // full: from now on reads go to the store
       vnodeState = null;
     }
-    memtable.put(key, len, hash, value, valueLength);
+    write(key, len, hash, value, valueLength, isNew);
+  }
+
+  private void write(byte[] key, int len, int hash, byte[] value, int valueLength, boolean isNew) {
+    if (isNew) {
+      memtable.putNew(key, len, hash, value, valueLength);
+    } else {
+      memtable.put(key, len, hash, value, valueLength);
+    }
   }
 
   /** The pk values of a full row. */
@@ -490,7 +504,10 @@ public final class StateTable {
     if (memtable.isEmpty()) {
       return;
     }
-    store.ingest(epoch, memtable.drain());
+    SortedWriteBatch batch = memtable.drain();
+    if (!batch.isEmpty()) { // empty when every write was a new key deleted again
+      store.ingest(epoch, batch);
+    }
   }
 
   // ---- the column path: rows of a chunk whose columns are the table's columns, without boxing ----
@@ -524,6 +541,19 @@ public final class StateTable {
 
   /** Upserts row {@code row} of the chunk (in vnode {@code vnode}). */
   public void put(StreamChunk chunk, int row, int vnode) {
+    write(chunk, row, vnode, false);
+  }
+
+  /**
+   * Inserts row {@code row} of the chunk (in vnode {@code vnode}) under a primary key that has never
+   * been committed (the caller's guarantee: e.g. a row of an append-only input whose pk holds its
+   * stream key). Deleted again within the same epoch, the row leaves no tombstone.
+   */
+  public void insertNew(StreamChunk chunk, int row, int vnode) {
+    write(chunk, row, vnode, true);
+  }
+
+  private void write(StreamChunk chunk, int row, int vnode, boolean isNew) {
     encodeKeyInPlace(chunk, row, vnode);
     Column[] columns = chunk.columns();
     int valueLength = ValueCodec.encodedLength(columns, row);
@@ -531,7 +561,7 @@ public final class StateTable {
       valueScratch = new byte[Math.max(valueLength, valueScratch.length * 2)];
     }
     ValueCodec.encode(columns, row, valueScratch);
-    writeEncodedKey(valueScratch, valueLength);
+    writeEncodedKey(valueScratch, valueLength, isNew);
   }
 
   /** Deletes the row with row {@code row}'s primary key. */

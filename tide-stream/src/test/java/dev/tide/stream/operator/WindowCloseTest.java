@@ -125,6 +125,22 @@ class WindowCloseTest {
     assertThat(out.out.subList(2, 3)).containsExactly(new Watermark(1, 10_000));
     restarted.onWatermark(0, new Watermark(WINDOW_START, Long.MAX_VALUE), out);
     assertThat(out.out.subList(3, out.out.size())).containsExactly("INSERT [2, 10000, 1]", new Watermark(1, Long.MAX_VALUE));
+    restarted.onBarrier(h.barrier(), out);
+    assertThat(stored(h, ".agg")).as("the groups it found in state are deleted when they close").isEmpty();
+  }
+
+  @Test
+  void aGroupThatOpensAndClosesBetweenTwoBarriersLeavesNoState() throws InterruptedException {
+    Harness h = countsHarness();
+    HashAggOp op = counts(h);
+    Collected out = new Collected();
+    op.process(0, bids(new long[] {1, 1_000}, new long[] {2, 12_000}), out);
+    op.onBarrier(h.barrier(), out); // (2, 10000) is stored; (1, 0) too
+    op.process(0, bids(new long[] {3, 13_000}, new long[] {4, 21_000}), out);
+    op.onWatermark(0, new Watermark(WINDOW_START, 20_000), out); // closes (3, 10000) before it was ever written
+    op.onBarrier(h.barrier(), out);
+    assertThat(out.out).contains("INSERT [1, 0, 1]", "INSERT [2, 10000, 1]", "INSERT [3, 10000, 1]");
+    assertThat(stored(h, ".agg")).extracting(r -> r.subList(0, 2)).containsExactly(List.of(4L, 20_000L)); // the open window only
   }
 
   @Test

@@ -72,6 +72,50 @@ class MemtablePropertyTest {
     }
   }
 
+  /**
+   * Keys the store never held, first written by putNew: deleted within the epoch they leave nothing in
+   * the drained batch; every other key drains its last write (a delete as a tombstone).
+   */
+  @Property(tries = 300)
+  void aNewKeyDeletedInItsEpochLeavesNoTombstone(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    Memtable m = new Memtable(2);
+    java.util.Set<String> stored = new java.util.HashSet<>();
+    for (int round = 0; round < 3; round++) {
+      TreeMap<byte[], byte[]> last = new TreeMap<>(Arrays::compareUnsigned);
+      TreeMap<byte[], Boolean> firstNew = new TreeMap<>(Arrays::compareUnsigned);
+      for (int i = 0, n = rnd.nextInt(200); i < n; i++) {
+        byte[] key = {0, 0, 0, 42, 0, (byte) rnd.nextInt(2), (byte) rnd.nextInt(12)};
+        byte[] value = rnd.nextInt(3) == 0 ? Memtable.TOMBSTONE : new byte[] {(byte) i};
+        boolean asNew = value != Memtable.TOMBSTONE && !stored.contains(Arrays.toString(key)) && rnd.nextBoolean();
+        if (asNew) {
+          m.putNew(key, key.length, KeyHash.of(key, key.length), value, value.length);
+        } else {
+          m.put(key, value);
+        }
+        firstNew.putIfAbsent(key, asNew);
+        last.put(key, value);
+        if (value == Memtable.TOMBSTONE) {
+          assertThat(m.get(key)).as("a deleted key reads as deleted").isSameAs(Memtable.TOMBSTONE);
+        }
+      }
+      List<String> expected = new ArrayList<>();
+      for (Map.Entry<byte[], byte[]> e : last.entrySet()) {
+        if (e.getValue() == Memtable.TOMBSTONE && firstNew.get(e.getKey())) {
+          continue;
+        }
+        expected.add(Arrays.toString(e.getKey()) + "=" + (e.getValue() == Memtable.TOMBSTONE ? "delete" : Arrays.toString(e.getValue())));
+      }
+      SortedWriteBatch batch = m.drain();
+      List<String> actual = new ArrayList<>();
+      for (int i = 0; i < batch.size(); i++) {
+        actual.add(Arrays.toString(batch.key(i)) + "=" + (batch.isTombstone(i) ? "delete" : Arrays.toString(batch.value(i))));
+        stored.add(Arrays.toString(batch.key(i)));
+      }
+      assertThat(actual).as("seed " + seed + " round " + round).isEqualTo(expected);
+    }
+  }
+
   /** Copies {@code key} to the start of {@code scratch} and fills the rest with random bytes. */
   private static byte[] inScratch(byte[] key, byte[] scratch, Random rnd) {
     rnd.nextBytes(scratch);
