@@ -65,6 +65,8 @@ class NexmarkJobsTest {
       assertThat(kinds).as(q).contains(PlanNode.KindCase.GROUP_TOP).doesNotContain(PlanNode.KindCase.HASH_JOIN);
       assertThat(kinds.stream().filter(k -> k == PlanNode.KindCase.SOURCE)).as(q).hasSize(1);
     }
+    assertThat(kinds(compile("q7"))).as("Nexmark columns are never null: no null filter before the top")
+        .doesNotContain(PlanNode.KindCase.FILTER);
     assertThat(nodes(compile("q5")).stream().filter(PlanNode::hasHashAgg)).singleElement()
         .satisfies(a -> assertThat(a.getHashAgg().getEmitOnWindowClose()).isTrue());
     assertThat(nodes(compile("q8")).stream().filter(PlanNode::hasHashAgg)).hasSize(2)
