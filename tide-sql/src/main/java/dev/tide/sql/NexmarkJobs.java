@@ -74,15 +74,8 @@ public final class NexmarkJobs {
     if (!names().contains(query)) {
       throw new PlanException("unknown query '" + query + "'; built-in queries: " + names());
     }
-    Map<String, SourceDef> sources = new TreeMap<>();
     try {
-      for (SqlEngine.Statement s : SqlEngine.split(sourcesSql(options))) {
-        Tokens t = new Tokens(s.text());
-        t.expect("create");
-        t.expect("source");
-        SourceDef def = SqlEngine.parseSource(t);
-        sources.put(def.name(), def);
-      }
+      Map<String, SourceDef> sources = sources(options);
       List<SqlEngine.Statement> view = SqlEngine.split(resource(query + ".sql"));
       Tokens t = new Tokens(view.get(0).text());
       t.expect("create");
@@ -91,10 +84,23 @@ public final class NexmarkJobs {
       t.identifier("the view's name");
       t.expect("as");
       String body = t.sql().substring(t.restOffset());
-      return SqlEngine.plan(name, body, 0, sources, Map.of(), Map.of(), s -> terminal.end(s, name)).plan();
+      return SqlEngine.plan(name, body, 0, sources, Map.of(), s -> terminal.end(s, name)).plan();
     } catch (SqlException e) {
       throw new PlanException("built-in query " + query + ": " + e.getMessage());
     }
+  }
+
+  /** The sources of {@code sources.sql} with {@code options} as their Nexmark options, by name. */
+  static Map<String, SourceDef> sources(Map<String, String> options) {
+    Map<String, SourceDef> sources = new TreeMap<>();
+    for (SqlEngine.Statement s : SqlEngine.split(sourcesSql(options))) {
+      Tokens t = new Tokens(s.text());
+      t.expect("create");
+      t.expect("source");
+      SourceDef def = SqlEngine.parseSource(t);
+      sources.put(def.name(), def);
+    }
+    return sources;
   }
 
   /** {@code sources.sql} with {@code options} as the Nexmark options of each source. */

@@ -482,22 +482,24 @@ public final class SqlEngine {
 
   /** The plan of job {@code name} running {@code query}, its output stream ended by {@code end}. */
   private StreamPlanner.Planned plan(String name, String query, int offset, java.util.function.Consumer<dev.tide.stream.plan.PlanBuilder.Stream> end) {
-    return plan(name, query, offset, snapshotSources(), allViews(), viewJobs(), end);
+    return plan(name, query, offset, snapshotSources(), viewJobs(), end);
   }
 
   /**
    * The plan of job {@code name} running {@code query} over {@code sources} and the views of
-   * {@code viewJobs}, its output stream ended by {@code end}; {@code offset} is the query's offset
+   * {@code viewJobs} (the job of each view, by view name), its output stream ended by {@code end}; {@code offset} is the query's offset
    * in the statement, for error positions.
    */
   static StreamPlanner.Planned plan(String name, String query, int offset, Map<String, SourceDef> sources,
-      Map<String, TableCatalog> views, Map<String, JobDefinition> viewJobs,
-      java.util.function.Consumer<dev.tide.stream.plan.PlanBuilder.Stream> end) {
+      Map<String, JobDefinition> viewJobs, java.util.function.Consumer<dev.tide.stream.plan.PlanBuilder.Stream> end) {
     if (!name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
       throw new SqlException(SqlException.SYNTAX, "view name '" + name + "' must be an identifier ([A-Za-z_][A-Za-z0-9_]*)");
     }
     String body = StreamPlanner.withoutEmit(query);
-    try (Planner p = planner(sources, views.values())) {
+    List<TableCatalog> views = new ArrayList<>();
+    viewJobs.forEach((view, job) -> job.getTablesList().stream().filter(tc -> tc.getIsMv() && tc.getName().equals(view))
+        .forEach(views::add));
+    try (Planner p = planner(sources, views)) {
       SqlNode validated;
       try {
         validated = p.validate(parse(p, body));

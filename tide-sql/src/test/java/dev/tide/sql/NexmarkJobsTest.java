@@ -10,7 +10,6 @@ import dev.tide.stream.plan.JobCompiler;
 import dev.tide.stream.plan.PlanException;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -36,16 +35,8 @@ class NexmarkJobsTest {
 
   /** The job of a view {@code v} of {@code query} over the Nexmark sources, compiled. */
   private static JobDefinition view(String query) {
-    Map<String, SourceDef> sources = new TreeMap<>();
-    for (SqlEngine.Statement s : SqlEngine.split(NexmarkJobs.sourcesSql(OPTS))) {
-      Tokens t = new Tokens(s.text());
-      t.expect("create");
-      t.expect("source");
-      SourceDef d = SqlEngine.parseSource(t);
-      sources.put(d.name(), d);
-    }
-    return JobCompiler.compile(SqlEngine.plan("v", query, 0, sources, Map.of(), Map.of(), st -> st.materialize("v")).plan(),
-        1, 64, 1);
+    return JobCompiler.compile(SqlEngine.plan("v", query, 0, NexmarkJobs.sources(OPTS), Map.of(), st -> st.materialize("v"))
+        .plan(), 1, 64, 1);
   }
 
   @Test
