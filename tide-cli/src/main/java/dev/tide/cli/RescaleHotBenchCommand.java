@@ -122,8 +122,9 @@ public final class RescaleHotBenchCommand implements Callable<Integer> {
     w.println("recoveries: " + run.recoveries());
     w.println("How it is measured: the compute nodes' live counters of rows produced by the source actors and of rows");
     w.println("read by the aggregation's actors, sampled every 10 ms from outside the actors; 'gap': the longest time");
-    w.println("either stood still between 1 s before and 10 s after the request; 'before'/'after': the " + 5
-        + " s before the request and the 5 s ending " + Durations.format(phase) + " after it; 's to 90%': from the request");
+    w.println("either stood still from 1 s before the request to 10 s after the reschedule committed; 'before'/'after': the "
+        + HotRescaleBench.STEADY_SECONDS + " s before the request and the " + HotRescaleBench.STEADY_SECONDS + " s ending "
+        + Durations.format(phase) + " after the commit; 's to 90%': from the request");
     w.println("to the first of 4 windows of 250 ms in a row at 90% of 'before' or more; state: committed SST bytes at the request.");
     Files.createDirectories(out);
     writeCsv(run, out.resolve("timeline.csv"));

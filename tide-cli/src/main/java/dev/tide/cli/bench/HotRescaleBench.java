@@ -227,8 +227,10 @@ public final class HotRescaleBench {
    * What one reschedule did to throughput, at one end (source or sink side).
    *
    * @param before rows/s over the {@value #STEADY_SECONDS} s before the request
-   * @param after rows/s over the {@value #STEADY_SECONDS} s ending {@code phase} after the request
-   * @param gapMillis the longest time without a row within 1 s before to 10 s after the request (sample resolution)
+   * @param after rows/s over the {@value #STEADY_SECONDS} s ending {@code phase} after the job ran at the new
+   *     parallelism (the reschedule committed), or at the last sample if that is earlier
+   * @param gapMillis the longest time without a row from 1 s before the request to 10 s after the job ran at the
+   *     new parallelism (sample resolution); a stop still lasting at the end of that span counts until its end
    * @param secondsTo90 from the request until the first of 4 windows of 250 ms in a row at 90% of {@code before} or more; NaN if never
    * @param perSecond rows/s in the 1 s windows from 5 s before to 15 s after the request
    */
@@ -241,13 +243,15 @@ public final class HotRescaleBench {
     long s = TimeUnit.SECONDS.toNanos(1);
     long t0 = r.requestNanos();
     double before = rate(samples, t0 - STEADY_SECONDS * s, t0, sink);
-    long afterEnd = Math.min(t0 + phase.toNanos(), samples.get(samples.size() - 1).nanos());
+    long last = samples.get(samples.size() - 1).nanos();
+    long afterEnd = Math.min(Math.max(t0, r.committedNanos()) + phase.toNanos(), last);
     double after = rate(samples, afterEnd - STEADY_SECONDS * s, afterEnd, sink);
+    long gapEnd = Math.min(Math.max(t0, r.committedNanos()) + 10 * s, last);
     double gap = 0;
     long lastChange = -1;
     long lastRows = -1;
     for (Sample x : samples) {
-      if (x.nanos() < t0 - s || x.nanos() > t0 + 10 * s) {
+      if (x.nanos() < t0 - s || x.nanos() > gapEnd) {
         continue;
       }
       long rows = sink ? x.sinkRows() : x.sourceRows();
@@ -258,6 +262,9 @@ public final class HotRescaleBench {
         lastChange = x.nanos();
         lastRows = rows;
       }
+    }
+    if (lastChange >= 0) {
+      gap = Math.max(gap, (gapEnd - lastChange) / 1e6); // a stop lasting to the end of the span
     }
     long quarter = s / 4;
     double to90 = Double.NaN;

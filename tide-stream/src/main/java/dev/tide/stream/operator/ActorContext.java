@@ -15,11 +15,20 @@ import java.util.Map;
  * starts paused: it emits nothing until a Resume barrier), and the wall time its job was created
  * (0: not known), from which rate-paced sources run their schedule, and the alignment its sources
  * share with the job's other sources on this node, and the actors of its fragment when it was built
- * (itself included; empty: not known). Thread-safety: confined to the actor thread.
+ * (itself included; empty: not known), and the heap budget its key caches share with the other
+ * operators' ({@link CacheBudget#jvm()} unless given). Thread-safety: confined to the actor thread.
  */
 public record ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
     Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused, long jobCreatedMs,
-    SourceAlignment alignment, List<Long> fragmentActors) {
+    SourceAlignment alignment, List<Long> fragmentActors, CacheBudget cacheBudget) {
+
+  /** A context whose caches share this JVM's budget. */
+  public ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,
+      Map<Integer, TableCatalog> tables, StateStore store, Clock clock, boolean startsPaused, long jobCreatedMs,
+      SourceAlignment alignment, List<Long> fragmentActors) {
+    this(actorId, jobId, vnodeCount, vnodes, splits, tables, store, clock, startsPaused, jobCreatedMs, alignment, fragmentActors,
+        CacheBudget.jvm());
+  }
 
   /** A context that does not know the other actors of its fragment. */
   public ActorContext(long actorId, int jobId, int vnodeCount, VnodeBitmap vnodes, List<Integer> splits,

@@ -36,7 +36,8 @@ import java.util.TreeMap;
  * keeps the multiset of its values the same way over any input; its count, in the state row,
  * changes when a value's multiplicity leaves or reaches zero.
  *
- * <p>Cache: groups live in memory ({@link KeyCache}, two generations); groups not touched for a
+ * <p>Cache: groups live in memory ({@link KeyCache}, two generations, bounded by the heap budget
+ * all operators' caches share, {@link ActorContext#cacheBudget()}); groups not touched for a
  * while are evicted at barriers, when every group is clean (state is in the store, so eviction is
  * always safe). Groups whose key
  * columns are all integers (INT, BIGINT, TIMESTAMP) and not null are found by their long values,
@@ -57,7 +58,6 @@ import java.util.TreeMap;
  * aggregation that emits at barriers passes none on (its pending changes could be below it).
  */
 public final class HashAggOp implements Operator {
-  private static final int MAX_CACHED_GROUPS = 200_000;
 
   private final int[] groupKeys;
   private final AggCall[] calls;
@@ -86,15 +86,17 @@ public final class HashAggOp implements Operator {
   private final class Group {
     final Object[] key;
     long rowCount;
+    // Per call; an array no call uses is null (a group is small: millions of them may be cached).
     final long[] counts = new long[calls.length];
-    final long[] longSums = new long[calls.length];
-    final double[] doubleSums = new double[calls.length];
-    final Object[] extremes = new Object[calls.length];
-    final boolean[] staleExtreme = new boolean[calls.length];
-    // MIN/MAX over a retracting input: value -> change of its multiplicity in this epoch
+    final long[] longSums = shape.longSums ? new long[calls.length] : null;
+    final double[] doubleSums = shape.doubleSums ? new double[calls.length] : null;
+    final Object[] extremes = shape.extremes ? new Object[calls.length] : null;
+    final boolean[] staleExtreme = shape.multisets ? new boolean[calls.length] : null;
+    // MIN/MAX over a retracting input, COUNT(DISTINCT): value -> change of its multiplicity in this epoch
     @SuppressWarnings("unchecked")
-    final Map<Object, long[]>[] multisetDeltas = new Map[calls.length];
-    Object[] lastOutput;
+    final Map<Object, long[]>[] multisetDeltas = shape.multisets ? new Map[calls.length] : null;
+    Object[] lastOutput; // while dirty, emitting at barriers: the row emitted last (null: none yet)
+    boolean emitted; // emitting at barriers: a row of the group was emitted (or it was loaded from state)
     boolean isDirty;
     boolean closed; // emitted at its window's close; its state is deleted
     boolean stored; // windows closing: its state row was written at a barrier or loaded (else there is none to delete)
@@ -103,6 +105,17 @@ public final class HashAggOp implements Operator {
       this.key = key;
     }
   }
+
+  /** Which of a group's per-call arrays some call uses. */
+  private record Shape(boolean longSums, boolean doubleSums, boolean extremes, boolean multisets) {
+    /** Heap of one cached group, estimated (objects, arrays, boxed key and output values, map slot). */
+    int bytes(int keys, int calls) {
+      int arrays = 1 + (longSums ? 1 : 0) + (doubleSums ? 1 : 0) + (extremes ? 1 : 0) + (multisets ? 2 : 0);
+      return 96 + 48 * keys + 24 * calls + arrays * (16 + 8 * calls) + (extremes ? 16 * calls : 0);
+    }
+  }
+
+  private final Shape shape;
 
   public HashAggOp(HashAggNode node, DataType[] inputTypes, ActorContext ctx) {
     this.node = node;
@@ -137,7 +150,22 @@ public final class HashAggOp implements Operator {
       integers &= t == DataType.INT || t == DataType.BIGINT || t == DataType.TIMESTAMP;
     }
     this.integerKeys = integers;
-    this.cache = integers ? new KeyCache<>(groupKeys.length, MAX_CACHED_GROUPS) : new KeyCache<>(MAX_CACHED_GROUPS);
+    boolean longSums = false;
+    boolean doubleSums = false;
+    boolean extremes = false;
+    boolean multisets = false;
+    for (int c = 0; c < calls.length; c++) {
+      AggKind k = kinds[c];
+      boolean sum = k == AggKind.SUM || k == AggKind.AVG;
+      longSums |= sum && argTypes[c] != DataType.DOUBLE;
+      doubleSums |= sum && argTypes[c] == DataType.DOUBLE;
+      boolean multiset = (isMinMax(calls[c]) && !appendOnlyInput) || k == AggKind.COUNT_DISTINCT;
+      extremes |= isMinMax(calls[c]) || multiset;
+      multisets |= multiset;
+    }
+    this.shape = new Shape(longSums, doubleSums, extremes, multisets);
+    int groupBytes = shape.bytes(groupKeys.length, calls.length);
+    this.cache = integers ? new KeyCache<>(groupKeys.length, groupBytes, ctx.cacheBudget()) : new KeyCache<>(groupBytes, ctx.cacheBudget());
     this.probe = new long[groupKeys.length];
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
     this.stateWidth = groupKeys.length + AggLayout.stateFields(node.getCallsList(), inputTypes).size();
@@ -191,13 +219,10 @@ public final class HashAggOp implements Operator {
             + ": the plan's append-only derivation is wrong for this input");
       }
       Group g = group(keyColumns, i);
+      touch(g);
       g.rowCount += sign;
       for (int c = 0; c < calls.length; c++) {
         apply(g, c, args[c], i, sign);
-      }
-      if (!g.isDirty) {
-        g.isDirty = true;
-        dirty.add(g);
       }
     }
   }
@@ -228,6 +253,7 @@ public final class HashAggOp implements Operator {
             + " rows: the plan's append-only derivation is wrong for this input");
       }
       Group g = group(keyColumns, i);
+      touch(g);
       g.rowCount += rows;
       for (int c = 0; c < calls.length; c++) {
         switch (kinds[c]) {
@@ -250,10 +276,6 @@ public final class HashAggOp implements Operator {
             }
           }
         }
-      }
-      if (!g.isDirty) {
-        g.isDirty = true;
-        dirty.add(g);
       }
     }
   }
@@ -372,6 +394,9 @@ public final class HashAggOp implements Operator {
    * become the extreme during the epoch and been retracted since).
    */
   private void flushMultisets(Group g) {
+    if (g.multisetDeltas == null) {
+      return;
+    }
     for (int c = 0; c < calls.length; c++) {
       Map<Object, long[]> deltas = g.multisetDeltas[c];
       if (deltas == null || deltas.isEmpty()) {
@@ -507,6 +532,11 @@ public final class HashAggOp implements Operator {
     return true;
   }
 
+  @Override
+  public void close() {
+    cache.clear(); // gives the budget back
+  }
+
   /** Groups in the cache (for tests of eviction). */
   int cachedGroups() {
     return cache.size();
@@ -548,7 +578,22 @@ public final class HashAggOp implements Operator {
         default -> g.extremes[c] = state[p++];
       }
     }
-    g.lastOutput = output(g);
+    g.emitted = true;
+  }
+
+  /**
+   * Marks a group changed in this epoch, before its first change: emitting at barriers, it keeps
+   * the row it emitted last until the barrier (a clean group keeps none, so millions of cached
+   * groups hold no copy of their output).
+   */
+  private void touch(Group g) {
+    if (!g.isDirty) {
+      g.isDirty = true;
+      dirty.add(g);
+      if (windowKey < 0 && g.emitted) {
+        g.lastOutput = output(g);
+      }
+    }
   }
 
   private Object[] output(Group g) {
@@ -596,7 +641,7 @@ public final class HashAggOp implements Operator {
         continue;
       }
       flushMultisets(g);
-      for (int c = 0; c < calls.length; c++) {
+      for (int c = 0; g.staleExtreme != null && c < calls.length; c++) {
         if (g.staleExtreme[c]) {
           Object[] row = kinds[c] == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
           g.extremes[c] = row == null ? null : row[g.key.length];
@@ -622,7 +667,8 @@ public final class HashAggOp implements Operator {
         emit(out, Op.UPDATE_DELETE, g.lastOutput);
         emit(out, Op.UPDATE_INSERT, now);
       }
-      g.lastOutput = now;
+      g.lastOutput = null;
+      g.emitted = true;
       result.put(stateRow(g));
     }
     dirty.clear();

@@ -64,10 +64,10 @@ import java.util.TreeMap;
  * watermark goes on to both output columns of that key. Watermarks on other columns end here.
  */
 public final class HashJoinOp implements Operator {
-  private static final int MAX_CACHED_KEYS = 100_000;
-
-  private static <V> KeyCache<V> newCache(boolean integerKeys, int width) {
-    return integerKeys ? new KeyCache<>(width, MAX_CACHED_KEYS) : new KeyCache<>(MAX_CACHED_KEYS);
+  /** A side's cache; an entry's heap is estimated as a key's rows of {@code columns} boxed values. */
+  private static <V> KeyCache<V> newCache(boolean integerKeys, int width, int columns, CacheBudget budget) {
+    int bytes = 128 + 24 * width + 40 * columns;
+    return integerKeys ? new KeyCache<>(width, bytes, budget) : new KeyCache<>(bytes, budget);
   }
 
   private final int[][] keys = new int[2][];
@@ -109,7 +109,8 @@ public final class HashJoinOp implements Operator {
       }
     }
     this.integerKeys = integers;
-    this.caches = List.of(newCache(integers, keys[0].length), newCache(integers, keys[0].length));
+    this.caches = List.of(newCache(integers, keys[0].length, leftTypes.length, ctx.cacheBudget()),
+        newCache(integers, keys[0].length, rightTypes.length, ctx.cacheBudget()));
     this.probe = new long[keys[0].length];
     tableIds[0] = node.getLeftTableId();
     tableIds[1] = node.getRightTableId();
@@ -450,6 +451,11 @@ public final class HashJoinOp implements Operator {
     tables[0].commit(barrier.prevEpoch());
     tables[1].commit(barrier.prevEpoch());
     caches.forEach(KeyCache::age);
+  }
+
+  @Override
+  public void close() {
+    caches.forEach(KeyCache::clear); // gives the budget back
   }
 
   /** Join keys cached for one side (for tests of eviction). */

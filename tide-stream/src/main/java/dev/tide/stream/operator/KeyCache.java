@@ -10,8 +10,10 @@ import java.util.function.BiPredicate;
  * An operator's bounded in-memory cache of state by key, in two generations: entries are put in
  * the young one, an entry found in the old one moves back to the young one, and {@link #age} (at a
  * barrier) drops the old generation and makes the young one old once the young one holds half the
- * bound. So the keys used since the last ageing stay, and the cache holds at most about the bound:
- * unlike clearing everything when full, the hot keys survive an eviction.
+ * bound, or whenever the {@link CacheBudget} the caches share is exceeded. So the keys used since
+ * the last ageing stay, and the cache holds at most about the bound: unlike clearing everything
+ * when full, the hot keys survive an eviction. The bound is what the whole budget holds of entries
+ * of {@code entryBytes}, the owner's estimate of one entry's heap (key, value and map slot).
  *
  * <p>Keys are either fixed-width longs ({@link LongKeyMap}, no boxing per row) or lists of boxed
  * values; one cache uses one kind. Eviction is always safe for the callers (state is in the
@@ -20,23 +22,34 @@ import java.util.function.BiPredicate;
  * <p>Thread-safety: confined to the actor thread.
  */
 final class KeyCache<V> {
+  /** The fewest entries a cache keeps whatever its budget, so a tiny budget still caches a chunk's keys. */
+  static final int MIN_BOUND = 10_000;
+
   private final boolean longKeys;
   private final int bound;
+  private final int entryBytes;
+  private final CacheBudget budget;
+  private long reportedBytes;
   private LongKeyMap<V> youngLongs;
   private LongKeyMap<V> oldLongs;
   private Map<List<Object>, V> young = new HashMap<>();
   private Map<List<Object>, V> old = new HashMap<>();
 
   /** A cache of boxed keys only. */
-  KeyCache(int bound) {
-    this.longKeys = false;
-    this.bound = bound;
+  KeyCache(int entryBytes, CacheBudget budget) {
+    this(false, entryBytes, budget);
+  }
+
+  private KeyCache(boolean longKeys, int entryBytes, CacheBudget budget) {
+    this.longKeys = longKeys;
+    this.entryBytes = entryBytes;
+    this.budget = budget;
+    this.bound = (int) Math.max(MIN_BOUND, Math.min(Integer.MAX_VALUE / 2, budget.limitBytes() / entryBytes));
   }
 
   /** A cache that also takes keys of {@code width} longs (0 for the single key of a global group). */
-  KeyCache(int width, int bound) {
-    this.longKeys = true;
-    this.bound = bound;
+  KeyCache(int width, int entryBytes, CacheBudget budget) {
+    this(true, entryBytes, budget);
     youngLongs = new LongKeyMap<>(width);
     oldLongs = new LongKeyMap<>(width);
   }
@@ -88,10 +101,11 @@ final class KeyCache<V> {
     return young.size() + old.size() + (longKeys ? youngLongs.size() + oldLongs.size() : 0);
   }
 
-  /** Ages the cache if the young generation holds half the bound (see the class comment). */
+  /** Reports the cache's size to the budget and ages it if the young generation holds half the bound or the budget is exceeded. */
   void age() {
+    report();
     int youngSize = young.size() + (longKeys ? youngLongs.size() : 0);
-    if (youngSize * 2 < bound) {
+    if (youngSize * 2 < bound && !budget.exceeded()) {
       return;
     }
     Map<List<Object>, V> dropped = old;
@@ -104,8 +118,10 @@ final class KeyCache<V> {
       oldLongs = youngLongs;
       youngLongs = droppedLongs;
     }
+    report();
   }
 
+  /** Empties the cache (and gives its share of the budget back: call it when the owner closes). */
   void clear() {
     young.clear();
     old.clear();
@@ -113,6 +129,13 @@ final class KeyCache<V> {
       youngLongs.clear();
       oldLongs.clear();
     }
+    report();
+  }
+
+  private void report() {
+    long now = (long) size() * entryBytes;
+    budget.report(reportedBytes, now);
+    reportedBytes = now;
   }
 
   /** Keeps only the entries {@code keep} accepts; long keys are given to it boxed (as Longs). */
