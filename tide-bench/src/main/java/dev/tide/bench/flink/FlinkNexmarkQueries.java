@@ -7,8 +7,12 @@ import dev.tide.bench.flink.NexmarkSources.Columns;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -24,12 +28,18 @@ import org.apache.flink.api.java.tuple.Tuple;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.tuple.Tuple4;
+import org.apache.flink.api.java.tuple.Tuple7;
+import org.apache.flink.api.java.tuple.Tuple8;
+import org.apache.flink.api.java.tuple.Tuple15;
+import org.apache.flink.api.java.tuple.Tuple16;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
@@ -52,8 +62,25 @@ import org.apache.flink.util.Collector;
  *   <li>q7 {@code (auction, price, bidder, date_time)} of the bids with the highest price of
  *       their 10 s tumbling window (one stage keyed by window);
  *   <li>q8 {@code (person id, name, window_start)} of persons who opened an auction in the 10 s
- *       tumbling window they registered in.
+ *       tumbling window they registered in;
+ *   <li>q9 each auction with its winning bid (q4's, equal prices: the earliest, then the least row
+ *       id), the auction's columns then the bid's {@code (auction, bidder, price, date_time, extra)};
+ *   <li>q10, q14, q21, q22, one row per bid (q14, q21: per bid that qualifies) in {@link RowQueries};
+ *   <li>q11 {@code (bidder, count, session start, session end)} of each bidder's sessions, closed by
+ *       10 s without a bid; q12 the same per 10 s tumbling window (event time, as Tide's q12);
+ *   <li>q15, q16, q17, bid statistics per day (and channel, or auction) in {@link DailyStats};
+ *   <li>q18 the last bid of each (bidder, auction) (equal times: the least row id); q19 the ten
+ *       highest bids of each auction with their rank (equal prices: the least row id first);
+ *   <li>q20 the bids of auctions of category 10, each with its auction's columns.
  * </ul>
+ *
+ * <p>The result of q18 and q19 is never final while bids come (a later bid replaces a pair's last
+ * one, or enters an auction's top ten): as q4's averages, each group's rows are emitted once, when
+ * the bounded input ends (an event-time timer at the end of time), rather than updated as they
+ * change. Every other job emits a row once it is final: on each bid, or when the watermark closes
+ * its window or passes its auction's expiry. q6 has no job, here or in {@link FlinkNexmarkSql}: its
+ * average over a seller's last ten auctions is an OVER window on the retracting result of the
+ * winning-bid aggregation, an input Flink's OVER window refuses.
  *
  * <p>Object reuse is on, so no function keeps a reference to an input record: state holds copies.
  */
@@ -64,10 +91,18 @@ public final class FlinkNexmarkQueries {
   static final long HOP_SLIDE_MS = 2_000;
   private static final Set<String> Q3_STATES = Set.of("OR", "ID", "CA");
 
-  /** The queries with a Flink job here (q6 has none: Flink's OVER window refuses its retracting input). */
-  public static final Set<String> QUERIES = new java.util.TreeSet<>(List.of("q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8"));
+  /** The queries with a DataStream job here, in query order (q6 has none: Flink's OVER window refuses its retracting input). */
+  public static final Set<String> QUERIES = inQueryOrder(List.of("q0", "q1", "q2", "q3", "q4", "q5", "q7", "q8", "q9", "q10", "q11",
+      "q12", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22"));
 
   private FlinkNexmarkQueries() {}
+
+  /** {@code queries} ({@code qN}) unmodifiable, ordered by N. */
+  static Set<String> inQueryOrder(Collection<String> queries) {
+    TreeSet<String> s = new TreeSet<>(Comparator.comparingInt((String q) -> Integer.parseInt(q.substring(1))));
+    s.addAll(queries);
+    return Collections.unmodifiableSortedSet(s);
+  }
 
   /**
    * The columns of each table the query's job reads: its sources generate only these (as Tide's
@@ -76,6 +111,8 @@ public final class FlinkNexmarkQueries {
   public static Columns columns(String query) {
     List<String> none = List.of();
     List<String> bid0 = List.of("auction", "bidder", "price", "date_time");
+    List<String> auctionAll = List.of("id", "item_name", "description", "initial_bid", "reserve", "date_time", "expires", "seller",
+        "category", "extra");
     return switch (query) {
       case "q0", "q1" -> Columns.of(none, none, bid0);
       case "q2" -> Columns.of(none, none, List.of("auction", "price"));
@@ -84,6 +121,15 @@ public final class FlinkNexmarkQueries {
       case "q5" -> Columns.of(none, none, List.of("auction", "date_time"));
       case "q7" -> Columns.of(none, none, List.of("auction", "price", "bidder", "date_time"));
       case "q8" -> Columns.of(List.of("id", "name", "date_time"), List.of("seller", "date_time"), none);
+      case "q9" -> Columns.of(none, auctionAll, List.of("auction", "bidder", "price", "date_time", "extra", "_row_id"));
+      case "q10", "q14" -> Columns.of(none, none, List.of("auction", "bidder", "price", "date_time", "extra"));
+      case "q11", "q12" -> Columns.of(none, none, List.of("bidder", "date_time"));
+      case "q15" -> Columns.of(none, none, List.of("auction", "bidder", "price", "date_time"));
+      case "q16" -> Columns.of(none, none, List.of("auction", "bidder", "price", "channel", "date_time"));
+      case "q17" -> Columns.of(none, none, List.of("auction", "price", "date_time"));
+      case "q18", "q19" -> Columns.of(none, none, List.of("auction", "bidder", "price", "channel", "url", "date_time", "extra", "_row_id"));
+      case "q20" -> Columns.of(none, auctionAll, List.of("auction", "bidder", "price", "channel", "url", "date_time", "extra"));
+      case "q21", "q22" -> Columns.of(none, none, List.of("auction", "bidder", "price", "channel", "url"));
       default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: " + QUERIES);
     };
   }
@@ -126,6 +172,19 @@ public final class FlinkNexmarkQueries {
       case "q5" -> q5(feed);
       case "q7" -> q7(feed);
       case "q8" -> q8(feed);
+      case "q9" -> q9(feed);
+      case "q10" -> RowQueries.q10(feed);
+      case "q11" -> q11(feed);
+      case "q12" -> q12(feed);
+      case "q14" -> RowQueries.q14(feed);
+      case "q15" -> DailyStats.q15(feed);
+      case "q16" -> DailyStats.q16(feed);
+      case "q17" -> DailyStats.q17(feed);
+      case "q18" -> q18(feed);
+      case "q19" -> q19(feed);
+      case "q20" -> q20(feed);
+      case "q21" -> RowQueries.q21(feed);
+      case "q22" -> RowQueries.q22(feed);
       default -> throw new IllegalArgumentException("no Flink job for query '" + query + "'; known: " + QUERIES);
     };
     sink(out, run);
@@ -491,4 +550,290 @@ public final class FlinkNexmarkQueries {
       }
     }
   }
+
+  // ---------------------------------------------------------------- q9
+
+  private static DataStream<Tuple15<Long, String, String, Long, Long, Long, Long, Long, Long, String, Long, Long, Long, Long, String>>
+      q9(Feed feed) {
+    return feed.auctions().connect(feed.bids()).keyBy(a -> a.id, b -> b.auction).process(new Q9Winner())
+        .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.STRING, Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG,
+            Types.LONG, Types.STRING, Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.STRING));
+  }
+
+  /**
+   * Per auction: the auction, its winning bid so far (the highest price between its start and expiry,
+   * inclusive; equal prices: the earliest, then the least row id) and the bids that came before the
+   * auction. Emits the auction with its winning bid once the watermark passes expiry, as {@link
+   * Q4Winner} does.
+   */
+  static final class Q9Winner extends KeyedCoProcessFunction<Long, Auction, Bid,
+      Tuple15<Long, String, String, Long, Long, Long, Long, Long, Long, String, Long, Long, Long, Long, String>> {
+    private transient ValueState<Auction> auction;
+    private transient ValueState<Bid> best;
+    private transient ListState<Bid> early;
+
+    @Override
+    public void open(OpenContext ctx) {
+      auction = getRuntimeContext().getState(new ValueStateDescriptor<>("auction", TypeInformation.of(Auction.class)));
+      best = getRuntimeContext().getState(new ValueStateDescriptor<>("best", TypeInformation.of(Bid.class)));
+      early = getRuntimeContext().getListState(new ListStateDescriptor<>("early", TypeInformation.of(Bid.class)));
+    }
+
+    @Override
+    public void processElement1(Auction a, Context ctx, Collector<Tuple15<Long, String, String, Long, Long, Long, Long, Long, Long,
+        String, Long, Long, Long, Long, String>> out) throws Exception {
+      Auction kept = a.copy();
+      auction.update(kept);
+      for (Bid b : early.get()) {
+        offer(kept, b);
+      }
+      early.clear();
+      ctx.timerService().registerEventTimeTimer(a.expires);
+    }
+
+    @Override
+    public void processElement2(Bid b, Context ctx, Collector<Tuple15<Long, String, String, Long, Long, Long, Long, Long, Long,
+        String, Long, Long, Long, Long, String>> out) throws Exception {
+      Auction a = auction.value();
+      if (a == null) {
+        // As in Q4Winner: an auction not seen once the watermark passes the bid has expired and gone.
+        early.add(b.copy());
+        ctx.timerService().registerEventTimeTimer(b.dateTime);
+      } else {
+        offer(a, b);
+      }
+    }
+
+    private void offer(Auction a, Bid b) throws Exception {
+      if (b.dateTime < a.dateTime || b.dateTime > a.expires) {
+        return;
+      }
+      Bid m = best.value();
+      if (m == null || b.price > m.price
+          || b.price == m.price && (b.dateTime < m.dateTime || b.dateTime == m.dateTime && b.rowId < m.rowId)) {
+        best.update(b.copy());
+      }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple15<Long, String, String, Long, Long, Long, Long, Long,
+        Long, String, Long, Long, Long, Long, String>> out) throws Exception {
+      Auction a = auction.value();
+      if (a == null) {
+        early.clear();
+        return;
+      }
+      if (timestamp != a.expires) {
+        return; // a timer of an early bid
+      }
+      Bid b = best.value();
+      if (b != null) {
+        out.collect(Tuple15.of(a.id, a.itemName, a.description, a.initialBid, a.reserve, a.dateTime, a.expires, a.seller, a.category,
+            a.extra, b.auction, b.bidder, b.price, b.dateTime, b.extra));
+      }
+      auction.clear();
+      best.clear();
+      early.clear();
+    }
+  }
+
+  // ---------------------------------------------------------------- q11, q12
+
+  /** q11's session gap: a bidder's session ends 10 s after its last bid. */
+  static final long SESSION_GAP_MS = 10_000;
+
+  /** q11: {@code (bidder, bids, session start, session end)} of each bidder's sessions (first bid, last bid + 10 s). */
+  private static DataStream<Tuple4<Long, Long, Long, Long>> q11(Feed feed) {
+    return feed.bids()
+        .keyBy(b -> b.bidder)
+        .window(EventTimeSessionWindows.withGap(Duration.ofMillis(SESSION_GAP_MS)))
+        .aggregate(new Count(), new WithWindowBounds())
+        .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG));
+  }
+
+  /** q12 (in event time): {@code (bidder, bids, window_start, window_end)} per 10 s tumbling window. */
+  private static DataStream<Tuple4<Long, Long, Long, Long>> q12(Feed feed) {
+    return feed.bids()
+        .keyBy(b -> b.bidder)
+        .window(TumblingEventTimeWindows.of(Duration.ofMillis(TUMBLE_MS)))
+        .aggregate(new Count(), new WithWindowBounds())
+        .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.LONG));
+  }
+
+  /** {@code (key, count, window start, window end)}. */
+  static final class WithWindowBounds extends ProcessWindowFunction<Long, Tuple4<Long, Long, Long, Long>, Long, TimeWindow> {
+    @Override
+    public void process(Long key, Context ctx, Iterable<Long> counts, Collector<Tuple4<Long, Long, Long, Long>> out) {
+      out.collect(Tuple4.of(key, counts.iterator().next(), ctx.window().getStart(), ctx.window().getEnd()));
+    }
+  }
+
+  // ---------------------------------------------------------------- q18, q19
+
+  private static final TypeInformation<Tuple7<Long, Long, Long, String, String, Long, String>> BID_ROW =
+      Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.STRING, Types.STRING, Types.LONG, Types.STRING);
+
+  /** q18: the last bid {@code (auction, bidder, price, channel, url, date_time, extra)} of each bidder on each auction. */
+  private static DataStream<Tuple7<Long, Long, Long, String, String, Long, String>> q18(Feed feed) {
+    return feed.bids()
+        .keyBy(b -> Tuple2.of(b.bidder, b.auction), Types.TUPLE(Types.LONG, Types.LONG))
+        .process(new LastBid()).returns(BID_ROW);
+  }
+
+  /**
+   * Per (bidder, auction): its latest bid (equal times: the least row id). The query's result is
+   * the latest bid of each pair; the job is bounded, so each pair's bid is emitted once, when its
+   * input ends (an event-time timer at the end of time, as {@link Q4Average}), not updated as it goes.
+   */
+  static final class LastBid extends KeyedProcessFunction<Tuple2<Long, Long>, Bid, Tuple7<Long, Long, Long, String, String, Long, String>> {
+    private transient ValueState<Bid> last;
+
+    @Override
+    public void open(OpenContext ctx) {
+      last = getRuntimeContext().getState(new ValueStateDescriptor<>("last", TypeInformation.of(Bid.class)));
+    }
+
+    @Override
+    public void processElement(Bid b, Context ctx, Collector<Tuple7<Long, Long, Long, String, String, Long, String>> out)
+        throws Exception {
+      Bid l = last.value();
+      if (l == null) {
+        ctx.timerService().registerEventTimeTimer(Long.MAX_VALUE);
+      }
+      if (l == null || b.dateTime > l.dateTime || b.dateTime == l.dateTime && b.rowId < l.rowId) {
+        last.update(b.copy());
+      }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple7<Long, Long, Long, String, String, Long, String>> out)
+        throws Exception {
+      Bid b = last.value();
+      out.collect(Tuple7.of(b.auction, b.bidder, b.price, b.channel, b.url, b.dateTime, b.extra));
+    }
+  }
+
+  /** q19's rank limit: the ten highest bids of each auction. */
+  static final int Q19_TOP = 10;
+
+  /** q19: the ten highest bids of each auction with their rank, {@code (auction, bidder, price, channel, url, date_time, extra, rank)}. */
+  private static DataStream<Tuple8<Long, Long, Long, String, String, Long, String, Long>> q19(Feed feed) {
+    return feed.bids().keyBy(b -> b.auction).process(new TopBids())
+        .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.STRING, Types.STRING, Types.LONG, Types.STRING, Types.LONG));
+  }
+
+  /**
+   * Per auction: its {@value #Q19_TOP} highest bids so far, in rank order (equal prices: the least
+   * row id first); a bid below the last of a full list is dropped at once. Emitted with their ranks
+   * when the input ends, as {@link LastBid}.
+   */
+  static final class TopBids extends KeyedProcessFunction<Long, Bid, Tuple8<Long, Long, Long, String, String, Long, String, Long>> {
+    private transient ValueState<List<Bid>> top;
+
+    @Override
+    public void open(OpenContext ctx) {
+      top = getRuntimeContext().getState(new ValueStateDescriptor<>("top", Types.LIST(TypeInformation.of(Bid.class))));
+    }
+
+    @Override
+    public void processElement(Bid b, Context ctx, Collector<Tuple8<Long, Long, Long, String, String, Long, String, Long>> out)
+        throws Exception {
+      List<Bid> t = top.value();
+      if (t == null) {
+        t = new ArrayList<>(Q19_TOP + 1);
+        ctx.timerService().registerEventTimeTimer(Long.MAX_VALUE);
+      } else if (t.size() == Q19_TOP && !ranksBefore(b, t.get(Q19_TOP - 1))) {
+        return;
+      }
+      int at = t.size();
+      while (at > 0 && ranksBefore(b, t.get(at - 1))) {
+        at--;
+      }
+      t.add(at, b.copy());
+      if (t.size() > Q19_TOP) {
+        t.remove(Q19_TOP);
+      }
+      top.update(t);
+    }
+
+    private static boolean ranksBefore(Bid a, Bid b) {
+      return a.price > b.price || a.price == b.price && a.rowId < b.rowId;
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple8<Long, Long, Long, String, String, Long, String, Long>> out)
+        throws Exception {
+      List<Bid> t = top.value();
+      for (int i = 0; i < t.size(); i++) {
+        Bid b = t.get(i);
+        out.collect(Tuple8.of(b.auction, b.bidder, b.price, b.channel, b.url, b.dateTime, b.extra, i + 1L));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- q20
+
+  /** q20's category. */
+  static final long Q20_CATEGORY = 10;
+
+  private static DataStream<Tuple16<Long, Long, Long, String, String, Long, String, String, String, Long, Long, Long, Long, Long, Long,
+      String>> q20(Feed feed) {
+    return feed.auctions().connect(feed.bids()).keyBy(a -> a.id, b -> b.auction).process(new Q20Join())
+        .returns(Types.TUPLE(Types.LONG, Types.LONG, Types.LONG, Types.STRING, Types.STRING, Types.LONG, Types.STRING, Types.STRING,
+            Types.STRING, Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.LONG, Types.STRING));
+  }
+
+  /**
+   * Per auction: the auction once seen if of category 10, or that it is not (its bids are dropped at
+   * once), and the bids that came before it. Emits each bid of a category-10 auction with the
+   * auction's columns as soon as both are seen. An auction stays in state for the bids still to come
+   * (the query's join has no time bound).
+   */
+  static final class Q20Join extends KeyedCoProcessFunction<Long, Auction, Bid, Tuple16<Long, Long, Long, String, String, Long, String,
+      String, String, Long, Long, Long, Long, Long, Long, String>> {
+    private transient ValueState<Auction> auction;
+    private transient ValueState<Boolean> disqualified;
+    private transient ListState<Bid> waiting;
+
+    @Override
+    public void open(OpenContext ctx) {
+      auction = getRuntimeContext().getState(new ValueStateDescriptor<>("auction", TypeInformation.of(Auction.class)));
+      disqualified = getRuntimeContext().getState(new ValueStateDescriptor<>("disqualified", Types.BOOLEAN));
+      waiting = getRuntimeContext().getListState(new ListStateDescriptor<>("waiting", TypeInformation.of(Bid.class)));
+    }
+
+    @Override
+    public void processElement1(Auction a, Context ctx, Collector<Tuple16<Long, Long, Long, String, String, Long, String, String,
+        String, Long, Long, Long, Long, Long, Long, String>> out) throws Exception {
+      if (a.category != Q20_CATEGORY) {
+        disqualified.update(true);
+        waiting.clear();
+        return;
+      }
+      Auction kept = a.copy();
+      auction.update(kept);
+      for (Bid b : waiting.get()) {
+        out.collect(joined(b, kept));
+      }
+      waiting.clear();
+    }
+
+    @Override
+    public void processElement2(Bid b, Context ctx, Collector<Tuple16<Long, Long, Long, String, String, Long, String, String,
+        String, Long, Long, Long, Long, Long, Long, String>> out) throws Exception {
+      Auction a = auction.value();
+      if (a != null) {
+        out.collect(joined(b, a));
+      } else if (disqualified.value() == null) {
+        waiting.add(b.copy());
+      }
+    }
+
+    private static Tuple16<Long, Long, Long, String, String, Long, String, String, String, Long, Long, Long, Long, Long, Long, String>
+        joined(Bid b, Auction a) {
+      return Tuple16.of(b.auction, b.bidder, b.price, b.channel, b.url, b.dateTime, b.extra, a.itemName, a.description, a.initialBid,
+          a.reserve, a.dateTime, a.expires, a.seller, a.category, a.extra);
+    }
+  }
 }
+

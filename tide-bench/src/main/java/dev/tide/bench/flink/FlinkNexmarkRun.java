@@ -7,6 +7,8 @@ import dev.tide.common.hash.RowFingerprint;
 import dev.tide.stream.nexmark.NexmarkConfig;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobID;
@@ -29,7 +31,25 @@ public final class FlinkNexmarkRun {
     /** The same job, sources building every column of every event (the boxed full-row path). */
     DATASTREAM_FULL_ROWS,
     /** The Nexmark benchmark's SQL on Flink's table planner ({@link FlinkNexmarkSql}). */
-    SQL
+    SQL;
+
+    /** The queries this kind of job runs, in query order. */
+    public Set<String> queries() {
+      return this == SQL ? FlinkNexmarkSql.queries() : FlinkNexmarkQueries.QUERIES;
+    }
+
+    /**
+     * Why this kind of job cannot run {@code query}, naming the query and the kind, or empty if it can.
+     * Bench commands report the reason for the run instead of running it.
+     */
+    public Optional<String> unavailable(String query) {
+      if (queries().contains(query)) {
+        return Optional.empty();
+      }
+      String kind = this == SQL ? "SQL job" : "DataStream job";
+      String why = query.equals("q6") ? " (its OVER window refuses the retracting input of q6's winning-bid aggregation)" : "";
+      return Optional.of("Flink has no " + kind + " for " + query + why + "; its " + kind + "s run " + String.join(",", queries()));
+    }
   }
 
   /** A run of the DataStream job whose sources generate only the columns it reads. */
@@ -40,6 +60,10 @@ public final class FlinkNexmarkRun {
 
   public static Timed run(Path dir, String query, long events, long seed, long eventTimeRate, int parallelism,
       Duration checkpointInterval, Duration timeout, Job job) throws Exception {
+    Optional<String> unavailable = job.unavailable(query);
+    if (unavailable.isPresent()) {
+      throw new IllegalArgumentException(unavailable.get());
+    }
     String name = query + "-" + UUID.randomUUID();
     try (FlinkCluster cluster = new FlinkCluster(dir, parallelism, parallelism, checkpointInterval)) {
       StreamExecutionEnvironment env = cluster.environment();

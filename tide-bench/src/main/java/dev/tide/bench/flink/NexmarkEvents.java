@@ -54,6 +54,22 @@ public final class NexmarkEvents {
 
     public Auction() {}
 
+    /** A copy, for state: with object reuse on, a function must not keep its input record. */
+    public Auction copy() {
+      Auction a = new Auction();
+      a.id = id;
+      a.itemName = itemName;
+      a.description = description;
+      a.initialBid = initialBid;
+      a.reserve = reserve;
+      a.dateTime = dateTime;
+      a.expires = expires;
+      a.seller = seller;
+      a.category = category;
+      a.extra = extra;
+      return a;
+    }
+
     static Auction of(NexmarkGenerator g, long ordinal) {
       Object[] r = g.row(NexmarkTable.AUCTION, ordinal);
       Auction a = new Auction();
@@ -83,6 +99,20 @@ public final class NexmarkEvents {
     public long rowId;
 
     public Bid() {}
+
+    /** A copy, for state: with object reuse on, a function must not keep its input record. */
+    public Bid copy() {
+      Bid b = new Bid();
+      b.auction = auction;
+      b.bidder = bidder;
+      b.price = price;
+      b.channel = channel;
+      b.url = url;
+      b.dateTime = dateTime;
+      b.extra = extra;
+      b.rowId = rowId;
+      return b;
+    }
 
     static Bid of(NexmarkGenerator g, long ordinal) {
       Object[] r = g.row(NexmarkTable.BID, ordinal);

@@ -24,9 +24,12 @@ import java.util.TreeMap;
  * sorted by time and the current sessions (start → last time) are held in memory, loaded from the
  * state table (which holds every row, keyed partition, time, stream key) the first time a row of the
  * partition arrives. A new row at time t joins every row whose time is less than the gap from t or
- * from a row already joined: that run of times is the row's new session, and the rows of the
- * sessions it replaces whose window changed are updated (update pairs), then the new row is
- * inserted.
+ * from a row already joined: that run of times is the row's new session, replacing the sessions
+ * within it. Output is emitted at barriers (and before a session closes): each row changed in the
+ * epoch is inserted with its session's window, or updated (an update pair) if the window it was
+ * emitted with changed since. So a session of n rows growing within an epoch costs n rows of
+ * output, not the n²/2 updates of emitting each extension as it happens; the views downstream,
+ * which commit at barriers, see the same changes.
  *
  * <p>Closing: a session whose last time + gap is at most the watermark on the time column can take
  * no later row, so its rows leave state and memory (its output stays as emitted). Sessions are found
@@ -57,16 +60,31 @@ public final class SessionWindowOp implements Operator {
   /** One partition: its rows by time, and its sessions as first time → last time. */
   private static final class Partition {
     final Object[] key;
-    final NavigableMap<Long, List<Object[]>> rows = new TreeMap<>();
+    final NavigableMap<Long, List<Entry>> rows = new TreeMap<>();
     final NavigableMap<Long, Long> sessions = new TreeMap<>();
+    boolean dirty; // rows inserted or sessions changed since the last emission
 
     Partition(Object[] key) {
       this.key = key;
     }
   }
 
+  /** A row and the session window it was last emitted with (none yet: {@code emitted} false). */
+  private static final class Entry {
+    final Object[] row;
+    boolean emitted;
+    long first;
+    long last;
+
+    Entry(Object[] row) {
+      this.row = row;
+    }
+  }
+
+  private final List<Partition> dirty = new ArrayList<>();
+
   @Override
-  public void onWatermark(int side, Watermark watermark, Emitter out) {
+  public void onWatermark(int side, Watermark watermark, Emitter out) throws InterruptedException {
     if (watermark.column() != timeColumn || watermark.value() <= closedBelow) {
       return;
     }
@@ -91,11 +109,14 @@ public final class SessionWindowOp implements Operator {
         if (last == null || last + gap > closedBelow) {
           continue; // merged or extended since: indexed again under its new closing time
         }
+        if (p.dirty) {
+          emit(p, out); // its rows leave with the window they were last emitted with
+        }
         p.sessions.remove(first);
-        NavigableMap<Long, List<Object[]>> rows = p.rows.subMap(first, true, last, true);
-        for (List<Object[]> rs : rows.values()) {
-          for (Object[] r : rs) {
-            table.delete(r);
+        NavigableMap<Long, List<Entry>> rows = p.rows.subMap(first, true, last, true);
+        for (List<Entry> rs : rows.values()) {
+          for (Entry e : rs) {
+            table.delete(e.row);
             cachedRows--;
           }
         }
@@ -106,6 +127,7 @@ public final class SessionWindowOp implements Operator {
       }
     }
     closed.clear();
+    out.emitIfAny(builder.take());
   }
 
   public SessionWindowOp(SessionWindowNode node, DataType[] inputTypes, ActorContext ctx) {
@@ -141,12 +163,11 @@ public final class SessionWindowOp implements Operator {
       if (row[timeColumn] == null) {
         continue; // no time, no session
       }
-      insert(partition(keyOf(row)), row, out);
+      insert(partition(keyOf(row)), row);
     }
-    out.emitIfAny(builder.take());
   }
 
-  private void insert(Partition p, Object[] row, Emitter out) throws InterruptedException {
+  private void insert(Partition p, Object[] row) {
     long t = (Long) row[timeColumn];
     table.put(row);
     cachedRows++;
@@ -159,27 +180,43 @@ public final class SessionWindowOp implements Operator {
     for (Long next = p.rows.higherKey(last); next != null && next - last < gap; next = p.rows.higherKey(last)) {
       last = next;
     }
-    // The sessions it replaces lie within [first, last]; their rows whose window changes are updated.
-    Map<Long, Long> replaced = new TreeMap<>(p.sessions.subMap(first, true, last, true));
-    for (Map.Entry<Long, Long> s : replaced.entrySet()) {
-      p.sessions.remove(s.getKey());
-      if (s.getKey() == first && s.getValue() == last) {
-        continue; // t fell inside an unchanged session
-      }
-      for (List<Object[]> rows : p.rows.subMap(s.getKey(), true, s.getValue(), true).values()) {
-        for (Object[] r : rows) {
+    // The sessions it replaces lie within [first, last]; their rows get the new window when emitted.
+    p.sessions.subMap(first, true, last, true).clear();
+    p.sessions.put(first, last);
+    indexSession(p, first, last);
+    p.rows.computeIfAbsent(t, k -> new ArrayList<>(1)).add(new Entry(row));
+    if (!p.dirty) {
+      p.dirty = true;
+      dirty.add(p);
+    }
+  }
+
+  /** Emits the rows of {@code p} whose session window differs from the one they were emitted with. */
+  private void emit(Partition p, Emitter out) throws InterruptedException {
+    for (Map.Entry<Long, Long> s : p.sessions.entrySet()) {
+      long first = s.getKey();
+      long last = s.getValue();
+      for (List<Entry> rows : p.rows.subMap(first, true, last, true).values()) {
+        for (Entry e : rows) {
+          if (e.emitted && e.first == first && e.last == last) {
+            continue;
+          }
           if (builder.size() >= StreamChunk.DEFAULT_CAPACITY - 1) {
             out.emitIfAny(builder.take()); // an update pair stays in one chunk
           }
-          out.emitIfAny(builder.appendRow(Op.UPDATE_DELETE.code(), windowed(r, s.getKey(), s.getValue())));
-          out.emitIfAny(builder.appendRow(Op.UPDATE_INSERT.code(), windowed(r, first, last)));
+          if (e.emitted) {
+            out.emitIfAny(builder.appendRow(Op.UPDATE_DELETE.code(), windowed(e.row, e.first, e.last)));
+            out.emitIfAny(builder.appendRow(Op.UPDATE_INSERT.code(), windowed(e.row, first, last)));
+          } else {
+            out.emitIfAny(builder.appendRow(Op.INSERT.code(), windowed(e.row, first, last)));
+          }
+          e.emitted = true;
+          e.first = first;
+          e.last = last;
         }
       }
     }
-    p.sessions.put(first, last);
-    indexSession(p, first, last);
-    p.rows.computeIfAbsent(t, k -> new ArrayList<>(1)).add(row);
-    out.emitIfAny(builder.appendRow(Op.INSERT.code(), windowed(row, first, last)));
+    p.dirty = false;
   }
 
   private Object[] windowed(Object[] row, long first, long last) {
@@ -204,7 +241,7 @@ public final class SessionWindowOp implements Operator {
     return key;
   }
 
-  /** A partition by its key: cached, or loaded from state. */
+  /** A partition by its key: cached, or loaded from state (its rows emitted with their sessions' windows, as at the last barrier). */
   private Partition partition(Object[] key) {
     List<Object> k = Arrays.asList(key);
     Partition p = partitions.get(k);
@@ -214,7 +251,7 @@ public final class SessionWindowOp implements Operator {
       Long last = null;
       for (Object[] stored : table.scanPrefix(key)) { // in time order: the time follows the keys in the pk
         long t = (Long) stored[timeColumn];
-        p.rows.computeIfAbsent(t, x -> new ArrayList<>(1)).add(stored);
+        p.rows.computeIfAbsent(t, x -> new ArrayList<>(1)).add(new Entry(stored));
         if (last != null && t - last >= gap) {
           p.sessions.put(first, last);
           first = null;
@@ -228,13 +265,29 @@ public final class SessionWindowOp implements Operator {
       if (first != null) {
         p.sessions.put(first, last);
       }
+      for (Map.Entry<Long, Long> s : p.sessions.entrySet()) {
+        for (List<Entry> rs : p.rows.subMap(s.getKey(), true, s.getValue(), true).values()) {
+          for (Entry e : rs) {
+            e.emitted = true;
+            e.first = s.getKey();
+            e.last = s.getValue();
+          }
+        }
+      }
       partitions.put(k, p);
     }
     return p;
   }
 
   @Override
-  public void onBarrier(Barrier barrier, Emitter out) {
+  public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
+    for (Partition p : dirty) {
+      if (p.dirty) {
+        emit(p, out);
+      }
+    }
+    dirty.clear();
+    out.emitIfAny(builder.take());
     table.commit(barrier.prevEpoch());
     if (cachedRows > MAX_CACHED_ROWS) {
       partitions.clear();

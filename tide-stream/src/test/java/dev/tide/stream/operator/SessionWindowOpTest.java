@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Session windows of a 10 ms gap per bidder: a row joins the runs of rows less than the gap away,
- * and rows whose window changes (a session extended or two merged) are updated. Rows are (bidder,
- * date_time, _row_id), then window_start and window_end.
+ * and rows whose window changed (a session extended or two merged) since they were emitted are
+ * updated, at the barrier. Rows are (bidder, date_time, _row_id), then window_start and window_end.
  */
 class SessionWindowOpTest {
   private static final DataType[] IN = {DataType.BIGINT, DataType.TIMESTAMP, DataType.BIGINT};
@@ -40,40 +40,57 @@ class SessionWindowOpTest {
     return op;
   }
 
-  private static List<String> run(SessionWindowOp op, Row... in) throws InterruptedException {
+  /** What the operator emits for {@code in} up to and at the next barrier. */
+  private static List<String> run(Harness h, SessionWindowOp op, Row... in) throws InterruptedException {
     List<StreamChunk> out = new ArrayList<>();
     op.process(0, chunk(IN, in), out::add);
+    assertThat(out).as("nothing is emitted before the barrier").isEmpty();
+    op.onBarrier(h.barrier(), out::add);
     return texts(out);
   }
 
   @Test
   void rowsExtendAndMergeSessionsPerPartition() throws InterruptedException {
-    SessionWindowOp op = open(harness());
-    assertThat(run(op, ins(1L, 100L, 1L), ins(2L, 105L, 2L))).isEqualTo(texts(ins(1L, 100L, 1L, 100L, 110L), ins(2L, 105L, 2L, 105L, 115L)));
+    Harness h = harness();
+    SessionWindowOp op = open(h);
+    assertThat(run(h, op, ins(1L, 100L, 1L), ins(2L, 105L, 2L)))
+        .containsExactlyInAnyOrderElementsOf(texts(ins(1L, 100L, 1L, 100L, 110L), ins(2L, 105L, 2L, 105L, 115L)));
     // 120 is 20 away from 100: a session of its own; 109 extends the first one.
-    assertThat(run(op, ins(1L, 120L, 3L))).isEqualTo(texts(ins(1L, 120L, 3L, 120L, 130L)));
-    assertThat(run(op, ins(1L, 109L, 4L))).isEqualTo(texts(ud(1L, 100L, 1L, 100L, 110L), ui(1L, 100L, 1L, 100L, 119L),
+    assertThat(run(h, op, ins(1L, 120L, 3L))).isEqualTo(texts(ins(1L, 120L, 3L, 120L, 130L)));
+    assertThat(run(h, op, ins(1L, 109L, 4L))).isEqualTo(texts(ud(1L, 100L, 1L, 100L, 110L), ui(1L, 100L, 1L, 100L, 119L),
         ins(1L, 109L, 4L, 100L, 119L)));
     // 114 is less than 10 from 109 and from 120: the two sessions merge into [100, 130).
-    assertThat(run(op, ins(1L, 114L, 5L))).isEqualTo(texts(
+    assertThat(run(h, op, ins(1L, 114L, 5L))).containsExactlyInAnyOrderElementsOf(texts(
         ud(1L, 100L, 1L, 100L, 119L), ui(1L, 100L, 1L, 100L, 130L), ud(1L, 109L, 4L, 100L, 119L), ui(1L, 109L, 4L, 100L, 130L),
         ud(1L, 120L, 3L, 120L, 130L), ui(1L, 120L, 3L, 100L, 130L), ins(1L, 114L, 5L, 100L, 130L)));
     // Inside a session without moving its bounds: only the row itself.
-    assertThat(run(op, ins(1L, 110L, 6L))).isEqualTo(texts(ins(1L, 110L, 6L, 100L, 130L)));
+    assertThat(run(h, op, ins(1L, 110L, 6L))).isEqualTo(texts(ins(1L, 110L, 6L, 100L, 130L)));
     // Exactly the gap away: not the same session.
-    assertThat(run(op, ins(2L, 95L, 7L))).isEqualTo(texts(ins(2L, 95L, 7L, 95L, 105L)));
+    assertThat(run(h, op, ins(2L, 95L, 7L))).isEqualTo(texts(ins(2L, 95L, 7L, 95L, 105L)));
+  }
+
+  @Test
+  void aSessionGrowingWithinAnEpochIsEmittedOnceWithItsWindowAtTheBarrier() throws InterruptedException {
+    Harness h = harness();
+    SessionWindowOp op = open(h);
+    assertThat(run(h, op, ins(1L, 100L, 1L), ins(1L, 105L, 2L), ins(1L, 109L, 3L), ins(1L, 118L, 4L))).isEqualTo(texts(
+        ins(1L, 100L, 1L, 100L, 128L), ins(1L, 105L, 2L, 100L, 128L), ins(1L, 109L, 3L, 100L, 128L), ins(1L, 118L, 4L, 100L, 128L)));
+    // Extended twice in the next epoch: one update pair per row emitted before, with the last window.
+    assertThat(run(h, op, ins(1L, 127L, 5L), ins(1L, 136L, 6L))).isEqualTo(texts(
+        ud(1L, 100L, 1L, 100L, 128L), ui(1L, 100L, 1L, 100L, 146L), ud(1L, 105L, 2L, 100L, 128L), ui(1L, 105L, 2L, 100L, 146L),
+        ud(1L, 109L, 3L, 100L, 128L), ui(1L, 109L, 3L, 100L, 146L), ud(1L, 118L, 4L, 100L, 128L), ui(1L, 118L, 4L, 100L, 146L),
+        ins(1L, 127L, 5L, 100L, 146L), ins(1L, 136L, 6L, 100L, 146L)));
   }
 
   @Test
   void aFreshOperatorRebuildsSessionsFromCommittedState() throws InterruptedException {
     Harness h = harness();
     SessionWindowOp op = open(h);
-    run(op, ins(1L, 100L, 1L), ins(1L, 105L, 2L), ins(1L, 130L, 3L));
-    op.onBarrier(h.barrier(), c -> { });
+    run(h, op, ins(1L, 100L, 1L), ins(1L, 105L, 2L), ins(1L, 130L, 3L));
     SessionWindowOp recovered = open(h);
-    assertThat(run(recovered, ins(1L, 121L, 4L))).isEqualTo(texts(
-        ud(1L, 130L, 3L, 130L, 140L), ui(1L, 130L, 3L, 121L, 140L), ins(1L, 121L, 4L, 121L, 140L)));
-    assertThat(run(recovered, ins(1L, 114L, 5L))).isEqualTo(texts(
+    assertThat(run(h, recovered, ins(1L, 121L, 4L))).isEqualTo(texts(
+        ins(1L, 121L, 4L, 121L, 140L), ud(1L, 130L, 3L, 130L, 140L), ui(1L, 130L, 3L, 121L, 140L)));
+    assertThat(run(h, recovered, ins(1L, 114L, 5L))).containsExactlyInAnyOrderElementsOf(texts(
         ud(1L, 100L, 1L, 100L, 115L), ui(1L, 100L, 1L, 100L, 140L), ud(1L, 105L, 2L, 100L, 115L), ui(1L, 105L, 2L, 100L, 140L),
         ud(1L, 121L, 4L, 121L, 140L), ui(1L, 121L, 4L, 100L, 140L), ud(1L, 130L, 3L, 121L, 140L), ui(1L, 130L, 3L, 100L, 140L),
         ins(1L, 114L, 5L, 100L, 140L)));
@@ -83,18 +100,21 @@ class SessionWindowOpTest {
   void theWatermarkClosesSessionsWhoseGapHasPassedAndTheirRowsLeaveState() throws InterruptedException {
     Harness h = harness();
     SessionWindowOp op = open(h);
-    run(op, ins(1L, 100L, 1L), ins(1L, 105L, 2L), ins(1L, 130L, 3L), ins(2L, 110L, 4L));
-    // Sessions: bidder 1 [100, 115) and [130, 140), bidder 2 [110, 120). Watermark 120 closes two.
-    op.onWatermark(0, new dev.tide.stream.actor.Watermark(1, 120L), c -> { });
+    List<StreamChunk> out = new ArrayList<>();
+    op.process(0, chunk(IN, ins(1L, 100L, 1L), ins(1L, 105L, 2L), ins(1L, 130L, 3L), ins(2L, 110L, 4L)), out::add);
+    // Sessions: bidder 1 [100, 115) and [130, 140), bidder 2 [110, 120). Watermark 120 closes two,
+    // whose rows are emitted before they leave (with the other open rows of their partitions).
+    op.onWatermark(0, new dev.tide.stream.actor.Watermark(1, 120L), out::add);
+    assertThat(texts(out)).containsExactlyInAnyOrderElementsOf(texts(ins(1L, 100L, 1L, 100L, 115L), ins(1L, 105L, 2L, 100L, 115L),
+        ins(1L, 130L, 3L, 130L, 140L), ins(2L, 110L, 4L, 110L, 120L)));
     op.onBarrier(h.barrier(), c -> { });
     dev.tide.proto.plan.TableCatalog t = h.job.getTablesList().stream().filter(c -> c.getName().endsWith(".session")).findFirst()
         .orElseThrow();
     assertThat(dev.tide.stream.state.StateTable.scanAll(h.store, t)).extracting(r -> r[2]).containsExactly(3L);
     // A row after the watermark joins only the open session.
-    assertThat(run(op, ins(1L, 125L, 5L))).isEqualTo(texts(ud(1L, 130L, 3L, 130L, 140L), ui(1L, 130L, 3L, 125L, 140L),
-        ins(1L, 125L, 5L, 125L, 140L)));
+    assertThat(run(h, op, ins(1L, 125L, 5L))).isEqualTo(texts(ins(1L, 125L, 5L, 125L, 140L), ud(1L, 130L, 3L, 130L, 140L),
+        ui(1L, 130L, 3L, 125L, 140L)));
     // A fresh operator indexes the owned state at its first watermark.
-    op.onBarrier(h.barrier(), c -> { });
     SessionWindowOp fresh = open(h);
     fresh.onWatermark(0, new dev.tide.stream.actor.Watermark(1, 140L), c -> { });
     fresh.onBarrier(h.barrier(), c -> { });
