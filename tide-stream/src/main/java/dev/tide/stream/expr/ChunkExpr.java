@@ -54,13 +54,18 @@ public abstract class ChunkExpr {
       case LITERAL: {
         Object v = ExprResolver.value(e.getLiteral());
         return new ChunkExpr(t) {
+          private Column last; // columns are immutable: chunks of the same size share one
+
           @Override
           public Column eval(StreamChunk c) {
-            ColumnBuilder b = ColumnBuilder.create(type, c.size());
-            for (int i = 0; i < c.size(); i++) {
-              b.appendObject(v);
+            if (last == null || last.size() != c.size()) {
+              ColumnBuilder b = ColumnBuilder.create(type, c.size());
+              for (int i = 0; i < c.size(); i++) {
+                b.appendObject(v);
+              }
+              last = b.build();
             }
-            return b.build();
+            return last;
           }
         };
       }
@@ -75,6 +80,10 @@ public abstract class ChunkExpr {
     ChunkExpr[] args = new ChunkExpr[argExprs.size()];
     for (int i = 0; i < args.length; i++) {
       args[i] = compile(argExprs.get(i));
+    }
+    ChunkExpr literalCall = LiteralCalls.compile(fn, argExprs, args, t);
+    if (literalCall != null) {
+      return literalCall;
     }
     return switch (fn) {
       case "add", "sub", "mul", "div", "mod" -> new Arith(fn, args[0], args[1], t);
@@ -545,10 +554,57 @@ public abstract class ChunkExpr {
         in[a] = args[a].eval(c);
       }
       ColumnBuilder b = ColumnBuilder.create(type, n);
+      if (typedChoice(in)) {
+        for (int i = 0; i < n; i++) {
+          Column chosen = choose(in, i);
+          if (chosen == null) {
+            b.appendNull();
+          } else {
+            b.appendFrom(chosen, i);
+          }
+        }
+        return b.build();
+      }
       for (int i = 0; i < n; i++) {
         b.appendObject(convert(row(in, i)));
       }
       return b.build();
+    }
+
+    /** CASE and COALESCE whose every value already has the call's type pick a column per row, unboxed. */
+    private boolean typedChoice(Column[] in) {
+      if (!fn.equals("case") && !fn.equals("coalesce")) {
+        return false;
+      }
+      for (int a = 0; a < in.length; a++) {
+        boolean value = fn.equals("coalesce") || a % 2 == 1 || a == in.length - 1;
+        if (value && in[a].type() != type) {
+          return false;
+        }
+        if (!value && !(in[a] instanceof BoolColumn)) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** The column whose row i is the result (null: the result is null). */
+    private Column choose(Column[] in, int i) {
+      if (fn.equals("coalesce")) {
+        for (Column col : in) {
+          if (!col.isNull(i)) {
+            return col;
+          }
+        }
+        return null;
+      }
+      int a = 0;
+      for (; a + 1 < in.length; a += 2) {
+        if (!in[a].isNull(i) && ((BoolColumn) in[a]).getBool(i)) {
+          return in[a + 1];
+        }
+      }
+      return a < in.length ? in[a] : null;
     }
 
     private Object row(Column[] in, int i) {

@@ -248,6 +248,32 @@ public final class ScalarFunctions {
     formatter(format);
   }
 
+  /**
+   * The span within which {@code to_char(ts, format)} cannot change, in milliseconds: that of the
+   * format's finest field (1 for MS, a second for SS, a minute for MI, an hour for the hour fields
+   * and AM/PM, else a day; days are whole in UTC).
+   */
+  public static long formatResolutionMillis(String format) {
+    long resolution = 86_400_000L;
+    for (String token : tokens(format)) {
+      resolution = Math.min(resolution, switch (token) {
+        case "MS" -> 1L;
+        case "SS" -> 1_000L;
+        case "MI" -> 60_000L;
+        case "HH24", "HH12", "HH", "AM", "PM" -> 3_600_000L;
+        default -> 86_400_000L;
+      });
+    }
+    return resolution;
+  }
+
+  /** The template patterns of a to_char format, in order (quoted text and separators left out). */
+  private static List<String> tokens(String format) {
+    List<String> out = new java.util.ArrayList<>();
+    parse(format, out, new StringBuilder());
+    return out;
+  }
+
   // Longest first, so HH24 wins over HH and MONTH over MON.
   private static final String[][] TEMPLATE = {
       {"YYYY", "uuuu"}, {"HH24", "HH"}, {"HH12", "hh"}, {"Month", "MMMM"}, {"MONTH", "MMMM"}, {"Day", "EEEE"}, {"DAY", "EEEE"},
@@ -256,6 +282,12 @@ public final class ScalarFunctions {
 
   private static DateTimeFormatter formatter(String format) {
     StringBuilder p = new StringBuilder();
+    parse(format, new java.util.ArrayList<>(), p);
+    return DateTimeFormatter.ofPattern(p.toString(), Locale.ROOT);
+  }
+
+  /** Parses a to_char format into its template patterns and the equivalent DateTimeFormatter pattern. */
+  private static void parse(String format, List<String> tokens, StringBuilder p) {
     StringBuilder text = new StringBuilder(); // literal text not yet quoted into p
     int i = 0;
     outer:
@@ -263,6 +295,7 @@ public final class ScalarFunctions {
       for (String[] t : TEMPLATE) {
         if (format.startsWith(t[0], i)) {
           quote(text, p);
+          tokens.add(t[0]);
           p.append(t[1]);
           i += t[0].length();
           continue outer;
@@ -285,7 +318,6 @@ public final class ScalarFunctions {
       }
     }
     quote(text, p);
-    return DateTimeFormatter.ofPattern(p.toString(), Locale.ROOT);
   }
 
   /** Appends {@code text} to a DateTimeFormatter pattern as one quoted literal, and empties it. */
