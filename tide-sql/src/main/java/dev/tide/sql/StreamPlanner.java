@@ -650,13 +650,27 @@ final class StreamPlanner {
       throw unsupported(j.getJoinType().name() + " join whose ON has more than equalities between the sides (filter a side"
           + " in a subquery instead)", kind);
     }
-    Lowered left = lower(j.getLeft());
-    Lowered right = lower(j.getRight());
+    // A filter on a side keeps its columns, so the join's key indices hold for the filter's input.
+    Filter leftFilter = j.getLeft() instanceof Filter f ? f : null;
+    Filter rightFilter = j.getRight() instanceof Filter f ? f : null;
+    Lowered left = lower(leftFilter != null ? leftFilter.getInput() : j.getLeft());
+    Lowered right = lower(rightFilter != null ? rightFilter.getInput() : j.getRight());
     List<String> lk = new ArrayList<>();
     List<String> rk = new ArrayList<>();
     for (int i = 0; i < info.leftKeys.size(); i++) {
       lk.add(left.name(info.leftKeys.get(i)));
       rk.add(right.name(info.rightKeys.get(i)));
+    }
+    RexNode deferred = null;
+    if (leftFilter != null && type == JoinType.INNER && deferrable(left, lk, right)) {
+      deferred = leftFilter.getCondition();
+    } else if (leftFilter != null) {
+      left = new Lowered(left.stream().filter(ex(leftFilter.getCondition(), left)), left.fields());
+    }
+    if (rightFilter != null && type == JoinType.INNER && deferred == null && deferrable(right, rk, left)) {
+      deferred = RexUtil.shift(rightFilter.getCondition(), j.getLeft().getRowType().getFieldCount());
+    } else if (rightFilter != null) {
+      right = new Lowered(right.stream().filter(ex(rightFilter.getCondition(), right)), right.fields());
     }
     RexNode rest = info.getRemaining(rex);
     Stream joined = left.stream().join(right.stream(), lk, rk, List.of(), type, bounds(rest, left, right));
@@ -667,7 +681,19 @@ final class StreamPlanner {
       fields[left.fields().length + i] = leftWidth + right.fields()[i];
     }
     Lowered out = new Lowered(joined, fields);
-    return rest.isAlwaysTrue() ? out : new Lowered(joined.filter(ex(rest, out)), fields);
+    RexNode above = deferred == null ? rest : RexUtil.composeConjunction(rex, List.of(rest, deferred));
+    return above.isAlwaysTrue() ? out : new Lowered(joined.filter(ex(above, out)), fields);
+  }
+
+  /**
+   * Whether an inner join applies the filter of {@code side} above itself rather than below: when
+   * the side holds one row per join key, ever, and the other side is append-only. Below, the other
+   * side's rows whose key the filter rejects never find a match and stay in the join's state for
+   * good (q20: four of five bids); above, each finds its one row and is joined without being stored
+   * (HashJoinOp's settled rows), the side costs one row per key, and the filter drops what it rejects.
+   */
+  private static boolean deferrable(Lowered side, List<String> keys, Lowered other) {
+    return side.stream().appendOnly() && side.stream().uniqueOn(keys) && other.stream().appendOnly();
   }
 
   /**

@@ -168,6 +168,21 @@ public final class PlanBuilder {
       return schema;
     }
 
+    /** Whether the stream holds inserts only. */
+    public boolean appendOnly() {
+      return nodes.get(id).getAppendOnly();
+    }
+
+    /** Whether {@code columns} cover the stream key: no two rows ever share their values. */
+    public boolean uniqueOn(List<String> columns) {
+      for (int k : key) {
+        if (!columns.contains(schema.field(k).name())) {
+          return false;
+        }
+      }
+      return true;
+    }
+
     private String where(String op) {
       return op + " (node " + nodes.size() + " of plan '" + name + "')";
     }
