@@ -35,7 +35,10 @@ import java.util.TreeMap;
  * no later row, so its rows leave state and memory (its output stays as emitted). Sessions are found
  * by an index of their closing times, built from the owned state at the first watermark after a
  * start or a vnode change and kept as sessions change (entries of sessions since merged or
- * extended are skipped). Without watermarks, state keeps every row.
+ * extended are skipped). A partition whose sessions have all closed stays cached, empty, so a
+ * returning key is not looked up in state, until the cache is cleared. Rows are written as keys the
+ * state never held, so a session opening and closing within an epoch leaves the store nothing.
+ * Without watermarks, state keeps every row.
  *
  * <p>Cache: loaded partitions, cleared at a barrier once past its bound and when the actor's vnodes
  * change. Thread-safety: confined to the actor thread.
@@ -122,7 +125,7 @@ public final class SessionWindowOp implements Operator {
         }
         rows.clear();
         if (p.rows.isEmpty()) {
-          partitions.remove(Arrays.asList(p.key));
+          cachedRows++; // kept, empty: the state holds none of its rows, so a returning key is not looked up there
         }
       }
     }
@@ -169,16 +172,21 @@ public final class SessionWindowOp implements Operator {
 
   private void insert(Partition p, Object[] row) {
     long t = (Long) row[timeColumn];
-    table.put(row);
+    table.insertNew(row); // the pk holds the append-only input's stream key: never stored before
     cachedRows++;
-    // The new session: the run of times less than the gap apart through t.
+    // The new session: the run of times less than the gap apart through t. Sessions are such maximal
+    // runs, at least a gap apart, so t joins the one starting at or before it if within a gap of its
+    // end, and the next one if that starts within a gap of t.
     long first = t;
     long last = t;
-    for (Long prev = p.rows.lowerKey(first); prev != null && first - prev < gap; prev = p.rows.lowerKey(first)) {
-      first = prev;
+    Map.Entry<Long, Long> below = p.sessions.floorEntry(t);
+    if (below != null && t - below.getValue() < gap) {
+      first = below.getKey();
+      last = Math.max(t, below.getValue());
     }
-    for (Long next = p.rows.higherKey(last); next != null && next - last < gap; next = p.rows.higherKey(last)) {
-      last = next;
+    Map.Entry<Long, Long> above = p.sessions.higherEntry(t);
+    if (above != null && above.getKey() - last < gap) {
+      last = above.getValue();
     }
     // The sessions it replaces lie within [first, last]; their rows get the new window when emitted.
     p.sessions.subMap(first, true, last, true).clear();

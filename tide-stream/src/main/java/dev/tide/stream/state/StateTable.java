@@ -310,6 +310,16 @@ public final class StateTable {
     writeEncodedKey(value, value.length);
   }
 
+  /**
+   * Inserts {@code row} under a primary key that has never been committed (the caller's guarantee,
+   * as for {@link #insertNew(StreamChunk, int, int)}): deleted within the same epoch, it leaves no tombstone.
+   */
+  public void insertNew(Object[] row) {
+    encodeKeyInPlace(pkOf(row), pk.length);
+    byte[] value = ValueCodec.encode(types, row);
+    writeEncodedKey(value, value.length, true);
+  }
+
   public void delete(Object[] row) {
     deleteByPk(pkOf(row));
   }
