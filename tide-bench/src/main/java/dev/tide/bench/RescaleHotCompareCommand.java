@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
     description = {
         "Online rescale under saturation, Tide and Apache Flink side by side.",
         "",
-        "The same job on each engine: unthrottled bids counted and maxed per _row_id % --keys (every row",
+        "The same job on each engine: unthrottled bids counted and maxed per _row_id %% --keys (every row",
         "reads and writes its key's state), rescaled --parallelism -> --scale-to -> --parallelism while",
         "it runs flat out: Tide online; Flink by stop-with-savepoint and restore (flink-savepoint) and by",
         "its adaptive scheduler's in-place rescale (flink-adaptive). Sampled every 10 ms at the source and",
