@@ -125,189 +125,158 @@ final class LiteralCalls {
     }
   }
 
-  /** LOWER and UPPER: ASCII rows byte by byte, others through {@link String}. */
-  private static final class Case extends ChunkExpr {
+  /** A function of a VARCHAR to a VARCHAR, row by row over the UTF-8 bytes; null in, null out. */
+  private abstract static class StringFunction extends ChunkExpr {
     private final ChunkExpr arg;
-    private final boolean upper;
 
-    Case(ChunkExpr arg, boolean upper) {
+    StringFunction(ChunkExpr arg) {
       super(DataType.VARCHAR);
       this.arg = arg;
+    }
+
+    @Override
+    public final Column eval(StreamChunk c) {
+      StringColumn s = (StringColumn) arg.eval(c);
+      int n = s.size();
+      ColumnBuilder.Strings out = (ColumnBuilder.Strings) ColumnBuilder.create(DataType.VARCHAR, n);
+      for (int i = 0; i < n; i++) {
+        if (s.isNull(i)) {
+          out.appendNull();
+        } else {
+          apply(s, i, s.data(), s.offset(i), s.offset(i) + s.length(i), out);
+        }
+      }
+      return out.build();
+    }
+
+    /** Appends the result of row {@code i} of {@code s}, whose bytes are {@code data[from, to)}. */
+    abstract void apply(StringColumn s, int i, byte[] data, int from, int to, ColumnBuilder.Strings out);
+  }
+
+  /** LOWER and UPPER: ASCII rows byte by byte, others through {@link String}. */
+  private static final class Case extends StringFunction {
+    private final boolean upper;
+    private byte[] scratch = new byte[64];
+
+    Case(ChunkExpr arg, boolean upper) {
+      super(arg);
       this.upper = upper;
     }
 
     @Override
-    public Column eval(StreamChunk c) {
-      StringColumn s = (StringColumn) arg.eval(c);
-      int n = s.size();
-      byte[] data = s.data();
-      ColumnBuilder.Strings b = (ColumnBuilder.Strings) ColumnBuilder.create(DataType.VARCHAR, n);
-      byte[] scratch = new byte[64];
-      for (int i = 0; i < n; i++) {
-        if (s.isNull(i)) {
-          b.appendNull();
-          continue;
-        }
-        int off = s.offset(i);
-        int len = s.length(i);
-        if (scratch.length < len) {
-          scratch = new byte[Math.max(len, scratch.length * 2)];
-        }
-        boolean ascii = true;
-        for (int k = 0; k < len && ascii; k++) {
-          byte x = data[off + k];
-          if (x < 0) {
-            ascii = false;
-          } else if (upper) {
-            scratch[k] = x >= 'a' && x <= 'z' ? (byte) (x - 32) : x;
-          } else {
-            scratch[k] = x >= 'A' && x <= 'Z' ? (byte) (x + 32) : x;
-          }
-        }
-        if (ascii) {
-          b.append(scratch, 0, len);
-        } else {
+    void apply(StringColumn s, int i, byte[] data, int from, int to, ColumnBuilder.Strings out) {
+      int len = to - from;
+      if (scratch.length < len) {
+        scratch = new byte[Math.max(len, scratch.length * 2)];
+      }
+      for (int k = 0; k < len; k++) {
+        byte x = data[from + k];
+        if (x < 0) { // not ASCII
           String v = s.getString(i);
-          b.append(upper ? v.toUpperCase(Locale.ROOT) : v.toLowerCase(Locale.ROOT));
+          out.append(upper ? v.toUpperCase(Locale.ROOT) : v.toLowerCase(Locale.ROOT));
+          return;
+        }
+        if (upper) {
+          scratch[k] = x >= 'a' && x <= 'z' ? (byte) (x - 32) : x;
+        } else {
+          scratch[k] = x >= 'A' && x <= 'Z' ? (byte) (x + 32) : x;
         }
       }
-      return b.build();
+      out.append(scratch, 0, len);
     }
   }
 
   /** REPLACE(s, from, to) with a non-empty literal from: every occurrence, left to right. */
-  private static final class Replace extends ChunkExpr {
-    private final ChunkExpr arg;
+  private static final class Replace extends StringFunction {
     private final byte[] from;
     private final byte[] to;
+    private byte[] result = new byte[64];
 
     Replace(ChunkExpr arg, String from, String to) {
-      super(DataType.VARCHAR);
-      this.arg = arg;
+      super(arg);
       this.from = from.getBytes(StandardCharsets.UTF_8);
       this.to = to.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
-    public Column eval(StreamChunk c) {
-      StringColumn s = (StringColumn) arg.eval(c);
-      int n = s.size();
-      byte[] data = s.data();
-      ColumnBuilder.Strings b = (ColumnBuilder.Strings) ColumnBuilder.create(DataType.VARCHAR, n);
-      byte[] out = new byte[64];
-      for (int i = 0; i < n; i++) {
-        if (s.isNull(i)) {
-          b.appendNull();
-          continue;
-        }
-        int p = s.offset(i);
-        int end = p + s.length(i);
-        int hit = indexOf(data, p, end, from);
-        if (hit < 0) {
-          b.append(data, p, end - p);
-          continue;
-        }
-        int len = 0;
-        while (hit >= 0) {
-          int need = len + (hit - p) + to.length;
-          if (out.length < need + (end - hit)) {
-            out = java.util.Arrays.copyOf(out, Math.max(out.length * 2, need + (end - hit)));
-          }
-          System.arraycopy(data, p, out, len, hit - p);
-          System.arraycopy(to, 0, out, len + (hit - p), to.length);
-          len = need;
-          p = hit + from.length;
-          hit = indexOf(data, p, end, from);
-        }
-        System.arraycopy(data, p, out, len, end - p);
-        b.append(out, 0, len + (end - p));
+    void apply(StringColumn s, int i, byte[] data, int p, int end, ColumnBuilder.Strings out) {
+      int hit = indexOf(data, p, end, from);
+      if (hit < 0) {
+        out.append(data, p, end - p);
+        return;
       }
-      return b.build();
+      int len = 0;
+      while (hit >= 0) {
+        int need = len + (hit - p) + to.length;
+        if (result.length < need + (end - hit)) {
+          result = java.util.Arrays.copyOf(result, Math.max(result.length * 2, need + (end - hit)));
+        }
+        System.arraycopy(data, p, result, len, hit - p);
+        System.arraycopy(to, 0, result, len + (hit - p), to.length);
+        len = need;
+        p = hit + from.length;
+        hit = indexOf(data, p, end, from);
+      }
+      System.arraycopy(data, p, result, len, end - p);
+      out.append(result, 0, len + (end - p));
     }
   }
 
   /** SPLIT_PART(s, delimiter, n) with a non-empty literal delimiter and a literal n other than 0. */
-  private static final class SplitPart extends ChunkExpr {
-    private final ChunkExpr arg;
+  private static final class SplitPart extends StringFunction {
     private final byte[] delimiter;
     private final long field;
+    private int[] starts = new int[16]; // start of each field of the row
 
     SplitPart(ChunkExpr arg, String delimiter, long field) {
-      super(DataType.VARCHAR);
-      this.arg = arg;
+      super(arg);
       this.delimiter = delimiter.getBytes(StandardCharsets.UTF_8);
       this.field = field;
     }
 
     @Override
-    public Column eval(StreamChunk c) {
-      StringColumn s = (StringColumn) arg.eval(c);
-      int n = s.size();
-      byte[] data = s.data();
-      ColumnBuilder.Strings b = (ColumnBuilder.Strings) ColumnBuilder.create(DataType.VARCHAR, n);
-      int[] starts = new int[16]; // start of each field of the row
-      for (int i = 0; i < n; i++) {
-        if (s.isNull(i)) {
-          b.appendNull();
-          continue;
+    void apply(StringColumn s, int i, byte[] data, int p, int end, ColumnBuilder.Strings out) {
+      int fields = 0;
+      starts[fields++] = p;
+      for (int hit = indexOf(data, p, end, delimiter); hit >= 0; hit = indexOf(data, hit + delimiter.length, end, delimiter)) {
+        if (fields == starts.length) {
+          starts = java.util.Arrays.copyOf(starts, fields * 2);
         }
-        int p = s.offset(i);
-        int end = p + s.length(i);
-        int fields = 0;
-        starts[fields++] = p;
-        for (int hit = indexOf(data, p, end, delimiter); hit >= 0; hit = indexOf(data, hit + delimiter.length, end, delimiter)) {
-          if (fields == starts.length) {
-            starts = java.util.Arrays.copyOf(starts, fields * 2);
-          }
-          starts[fields++] = hit + delimiter.length;
-          if (field > 0 && fields > field) {
-            break; // the wanted field's end is known
-          }
-        }
-        long k = field > 0 ? field - 1 : fields + field;
-        if (k < 0 || k >= fields) {
-          b.append(data, 0, 0);
-        } else {
-          int from = starts[(int) k];
-          int to = k + 1 < fields ? starts[(int) k + 1] - delimiter.length : end;
-          b.append(data, from, to - from);
+        starts[fields++] = hit + delimiter.length;
+        if (field > 0 && fields > field) {
+          break; // the wanted field's end is known
         }
       }
-      return b.build();
+      long k = field > 0 ? field - 1 : fields + field;
+      if (k < 0 || k >= fields) {
+        out.append(data, 0, 0);
+      } else {
+        int from = starts[(int) k];
+        int to = k + 1 < fields ? starts[(int) k + 1] - delimiter.length : end;
+        out.append(data, from, to - from);
+      }
     }
   }
 
   /** REGEXP_EXTRACT(s, pattern [, group]) with literal pattern and group. */
-  private static final class RegexpExtract extends ChunkExpr {
-    private final ChunkExpr arg;
+  private static final class RegexpExtract extends StringFunction {
     private final Matcher matcher;
     private final long group;
 
     RegexpExtract(ChunkExpr arg, Pattern pattern, long group) {
-      super(DataType.VARCHAR);
-      this.arg = arg;
+      super(arg);
       this.matcher = pattern.matcher("");
       this.group = group;
     }
 
     @Override
-    public Column eval(StreamChunk c) {
-      StringColumn s = (StringColumn) arg.eval(c);
-      int n = s.size();
-      ColumnBuilder.Strings b = (ColumnBuilder.Strings) ColumnBuilder.create(DataType.VARCHAR, n);
-      for (int i = 0; i < n; i++) {
-        if (s.isNull(i)) {
-          b.appendNull();
-          continue;
-        }
-        Matcher m = matcher.reset(s.getString(i));
-        if (!m.find() || group < 0 || group > m.groupCount()) {
-          b.appendNull();
-        } else {
-          b.appendObject(m.group((int) group));
-        }
+    void apply(StringColumn s, int i, byte[] data, int from, int to, ColumnBuilder.Strings out) {
+      Matcher m = matcher.reset(s.getString(i));
+      if (!m.find() || group < 0 || group > m.groupCount()) {
+        out.appendNull();
+      } else {
+        out.append(m.group((int) group));
       }
-      return b.build();
     }
   }
 
