@@ -62,6 +62,53 @@ final class LiteralCalls {
     return e.getKindCase() == Expr.KindCase.LITERAL ? ExprResolver.value(e.getLiteral()) : null;
   }
 
+  /**
+   * The longest run of plain characters that every match of {@code pattern} contains, or "" when
+   * none is known: characters outside groups and classes, not escaped, not quantified, in a pattern
+   * without alternation at its top level and without inline flags.
+   */
+  static String requiredText(String pattern) {
+    if (pattern.contains("(?")) {
+      return ""; // inline flags (case-insensitive, comments) change what a character matches
+    }
+    String best = "";
+    StringBuilder run = new StringBuilder();
+    int depth = 0;
+    for (int i = 0; i < pattern.length(); i++) {
+      char c = pattern.charAt(i);
+      if (c == '\\') {
+        i++; // an escape: its character is not taken as plain
+      } else if (c == '[') {
+        int first = i + 1 < pattern.length() && pattern.charAt(i + 1) == '^' ? i + 2 : i + 1; // a ']' here is a member
+        int end = first;
+        while (end < pattern.length() && (pattern.charAt(end) != ']' || end == first)) {
+          if (pattern.charAt(end) == '[' || pattern.charAt(end) == '\\') {
+            return ""; // nested classes, intersections and escapes in a class: not followed here
+          }
+          end++;
+        }
+        i = end;
+      } else if (c == '(') {
+        depth++;
+      } else if (c == ')') {
+        depth--;
+      } else if (c == '|' && depth == 0) {
+        return ""; // a top-level alternative need not contain it
+      } else if (depth == 0 && ".^$?*+{}]".indexOf(c) < 0) {
+        boolean quantified = i + 1 < pattern.length() && "?*+{".indexOf(pattern.charAt(i + 1)) >= 0;
+        if (!quantified && !Character.isSurrogate(c)) {
+          run.append(c);
+          if (run.length() > best.length()) {
+            best = run.toString();
+          }
+          continue;
+        }
+      }
+      run.setLength(0);
+    }
+    return best;
+  }
+
   /** Integer results as a column of the call's type. */
   private static Column integers(long[] v, int n, boolean[] nulls, DataType type) {
     return switch (type) {
@@ -258,19 +305,30 @@ final class LiteralCalls {
     }
   }
 
-  /** REGEXP_EXTRACT(s, pattern [, group]) with literal pattern and group. */
+  /**
+   * REGEXP_EXTRACT(s, pattern [, group]) with literal pattern and group. A row without the text every
+   * match contains ({@link #requiredText}) has no match, so its bytes are searched for that text
+   * first and the matcher runs only where it is.
+   */
   private static final class RegexpExtract extends StringFunction {
     private final Matcher matcher;
     private final long group;
+    private final byte[] required; // null: none known
 
     RegexpExtract(ChunkExpr arg, Pattern pattern, long group) {
       super(arg);
       this.matcher = pattern.matcher("");
       this.group = group;
+      String text = requiredText(pattern.pattern());
+      this.required = text.isEmpty() ? null : text.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
     void apply(StringColumn s, int i, byte[] data, int from, int to, ColumnBuilder.Strings out) {
+      if (required != null && indexOf(data, from, to, required) < 0) {
+        out.appendNull();
+        return;
+      }
       Matcher m = matcher.reset(s.getString(i));
       if (!m.find() || group < 0 || group > m.groupCount()) {
         out.appendNull();

@@ -36,7 +36,7 @@ class LiteralCallsTest {
     String d = new String[] {"/", "c", "ab", "é", "//", "\uD83D\uDE00"}[rnd.nextInt(6)];
     long field = new long[] {1, 2, 4, 6, -1, -2, 9}[rnd.nextInt(7)];
     String to = new String[] {"", "x", "€€", "cc"}[rnd.nextInt(4)];
-    String pattern = new String[] {"(&|^)c=([^&]*)", "a(b+)", "é.", "^$"}[rnd.nextInt(4)];
+    String pattern = new String[] {"(&|^)c=([^&]*)", "a(b+)", "é.", "^$", "ab*c", "b|c=", "a{2}/", "[c=]a", "\\.c", "(?i)AB"}[rnd.nextInt(10)];
     long group = rnd.nextInt(3);
     check(rows, Ex.fn("char_length", Ex.col("s")), s -> s.codePointCount(0, s.length()), seed);
     check(rows, Ex.fn("lower", Ex.col("s")), s -> s.toLowerCase(Locale.ROOT), seed);
@@ -61,6 +61,17 @@ class LiteralCallsTest {
     for (String format : List.of("YYYY-MM-DD", "HH24:MI", "HH12 AM", "YYYY-MM-DD HH24:MI:SS.MS", "Dy DD Mon", "\"day\" DDD Q")) {
       check(rows, 1, Ex.fn("to_char", Ex.col("t"), Ex.lit(format)), t -> ScalarFunctions.toChar((Long) t, format), seed);
     }
+  }
+
+  @Test
+  void requiredTextIsWhatEveryMatchContains() {
+    assertThat(LiteralCalls.requiredText("(&|^)channel_id=([^&]*)")).isEqualTo("channel_id=");
+    assertThat(LiteralCalls.requiredText("ab*cd")).isEqualTo("cd"); // b is optional: a and cd are required apart
+    assertThat(LiteralCalls.requiredText("x|channel")).isEmpty();
+    assertThat(LiteralCalls.requiredText("(?i)abc")).isEmpty();
+    assertThat(LiteralCalls.requiredText("[ab]c\\.de")).isEqualTo("de");
+    assertThat(LiteralCalls.requiredText("a{2}bc")).isEqualTo("bc");
+    assertThat(LiteralCalls.requiredText("^$")).isEmpty();
   }
 
   @Test
