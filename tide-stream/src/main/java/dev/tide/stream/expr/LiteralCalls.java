@@ -88,13 +88,16 @@ final class LiteralCalls {
           end++;
         }
         i = end;
+      } else if (c == '{') {
+        int end = pattern.indexOf('}', i);
+        i = end < 0 ? pattern.length() : end; // a quantifier's bounds are not text
       } else if (c == '(') {
         depth++;
       } else if (c == ')') {
         depth--;
       } else if (c == '|' && depth == 0) {
         return ""; // a top-level alternative need not contain it
-      } else if (depth == 0 && ".^$?*+{}]".indexOf(c) < 0) {
+      } else if (depth == 0 && ".^$?*+}]".indexOf(c) < 0) {
         boolean quantified = i + 1 < pattern.length() && "?*+{".indexOf(pattern.charAt(i + 1)) >= 0;
         if (!quantified && !Character.isSurrogate(c)) {
           run.append(c);

@@ -48,6 +48,11 @@ class LiteralCallsTest {
     check(rows, Ex.fn("regexp_extract", Ex.col("s"), Ex.lit(pattern)), s -> ScalarFunctions.regexpExtract(s, pattern, 0), seed);
   }
 
+  @Test
+  void aQuantifiersBoundsAreNotRequiredText() {
+    stringFunctionsEqualTheRowWiseOnes(-1305662); // found "2" required in a{2}/ and gave NULL for "aa/"
+  }
+
   @Property(tries = 200)
   void timeFunctionsEqualTheRowWiseOnes(@ForAll long seed) {
     Random rnd = new Random(seed);
@@ -71,6 +76,8 @@ class LiteralCallsTest {
     assertThat(LiteralCalls.requiredText("(?i)abc")).isEmpty();
     assertThat(LiteralCalls.requiredText("[ab]c\\.de")).isEqualTo("de");
     assertThat(LiteralCalls.requiredText("a{2}bc")).isEqualTo("bc");
+    assertThat(LiteralCalls.requiredText("a{2}/")).isEqualTo("/"); // the bounds of a quantifier are not text
+    assertThat(LiteralCalls.requiredText("(ab){1,3}xy")).isEqualTo("xy");
     assertThat(LiteralCalls.requiredText("^$")).isEmpty();
   }
 
