@@ -65,7 +65,8 @@ final class LiteralCalls {
   /**
    * The longest run of plain characters that every match of {@code pattern} contains, or "" when
    * none is known: characters outside groups and classes, not escaped, not quantified, in a pattern
-   * without alternation at its top level and without inline flags.
+   * without alternation at its top level, inline flags, nested classes or escapes of more than one
+   * character.
    */
   static String requiredText(String pattern) {
     if (pattern.contains("(?")) {
@@ -77,7 +78,10 @@ final class LiteralCalls {
     for (int i = 0; i < pattern.length(); i++) {
       char c = pattern.charAt(i);
       if (c == '\\') {
-        i++; // an escape: its character is not taken as plain
+        if (i + 1 < pattern.length() && "xu0123456789pPkcQEN".indexOf(pattern.charAt(i + 1)) >= 0) {
+          return ""; // escapes longer than one character (\x41, \p{L}, \Q..\E, back references): not followed here
+        }
+        i++; // a one-character escape: its character is not taken as plain
       } else if (c == '[') {
         int first = i + 1 < pattern.length() && pattern.charAt(i + 1) == '^' ? i + 2 : i + 1; // a ']' here is a member
         int end = first;

@@ -36,7 +36,7 @@ class LiteralCallsTest {
     String d = new String[] {"/", "c", "ab", "é", "//", "\uD83D\uDE00"}[rnd.nextInt(6)];
     long field = new long[] {1, 2, 4, 6, -1, -2, 9}[rnd.nextInt(7)];
     String to = new String[] {"", "x", "€€", "cc"}[rnd.nextInt(4)];
-    String pattern = new String[] {"(&|^)c=([^&]*)", "a(b+)", "é.", "^$", "ab*c", "b|c=", "a{2}/", "[c=]a", "\\.c", "(?i)AB"}[rnd.nextInt(10)];
+    String pattern = new String[] {"(&|^)c=([^&]*)", "a(b+)", "é.", "^$", "ab*c", "b|c=", "a{2}/", "[c=]a", "\\.c", "(?i)AB", "\\x2Fc", "\\p{L}/"}[rnd.nextInt(12)];
     long group = rnd.nextInt(3);
     check(rows, Ex.fn("char_length", Ex.col("s")), s -> s.codePointCount(0, s.length()), seed);
     check(rows, Ex.fn("lower", Ex.col("s")), s -> s.toLowerCase(Locale.ROOT), seed);
@@ -78,6 +78,8 @@ class LiteralCallsTest {
     assertThat(LiteralCalls.requiredText("a{2}bc")).isEqualTo("bc");
     assertThat(LiteralCalls.requiredText("a{2}/")).isEqualTo("/"); // the bounds of a quantifier are not text
     assertThat(LiteralCalls.requiredText("(ab){1,3}xy")).isEqualTo("xy");
+    assertThat(LiteralCalls.requiredText("\\x2Fab")).isEmpty(); // matches "/ab": "2Fab" is not in it
+    assertThat(LiteralCalls.requiredText("\\Qa.b\\E")).isEmpty();
     assertThat(LiteralCalls.requiredText("^$")).isEmpty();
   }
 
