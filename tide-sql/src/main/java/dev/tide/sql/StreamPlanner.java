@@ -150,8 +150,9 @@ final class StreamPlanner {
   /**
    * The query with the conditions of filters above joins moved into the joins and, where they read
    * one side only, below them (Calcite's FILTER_INTO_JOIN and JOIN_CONDITION_PUSH, which respect outer
-   * joins), so that joins store only the rows that can qualify; then the columns no operator above
-   * reads are dropped where they enter (Calcite's RelFieldTrimmer).
+   * joins), so that joins store only the rows that can qualify ({@link #join} lifts a side's filter
+   * back above an inner join where below it would keep the other side's rows); then the columns no
+   * operator above reads are dropped where they enter (Calcite's RelFieldTrimmer).
    */
   private static RelNode pushDown(RelNode rel) {
     HepProgram program = new HepProgramBuilder()
