@@ -539,11 +539,13 @@ public abstract class ChunkExpr {
   private static final class RowWise extends ChunkExpr {
     private final String fn;
     private final ChunkExpr[] args;
+    private final boolean coalesce;
 
     RowWise(String fn, ChunkExpr[] args, DataType type) {
       super(type);
       this.fn = fn;
       this.args = args;
+      this.coalesce = fn.equals("coalesce");
     }
 
     @Override
@@ -573,11 +575,11 @@ public abstract class ChunkExpr {
 
     /** CASE and COALESCE whose every value already has the call's type pick a column per row, unboxed. */
     private boolean typedChoice(Column[] in) {
-      if (!fn.equals("case") && !fn.equals("coalesce")) {
+      if (!fn.equals("case") && !coalesce) {
         return false;
       }
       for (int a = 0; a < in.length; a++) {
-        boolean value = fn.equals("coalesce") || a % 2 == 1 || a == in.length - 1;
+        boolean value = coalesce || a % 2 == 1 || a == in.length - 1;
         if (value && in[a].type() != type) {
           return false;
         }
@@ -590,7 +592,7 @@ public abstract class ChunkExpr {
 
     /** The column whose row i is the result (null: the result is null). */
     private Column choose(Column[] in, int i) {
-      if (fn.equals("coalesce")) {
+      if (coalesce) {
         for (Column col : in) {
           if (!col.isNull(i)) {
             return col;

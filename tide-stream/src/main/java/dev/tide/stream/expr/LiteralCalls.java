@@ -126,7 +126,7 @@ final class LiteralCalls {
         }
         yield new IntColumn(out, n, nulls);
       }
-      case BIGINT -> new LongColumn(DataType.BIGINT, v, n, nulls);
+      case BIGINT, TIMESTAMP -> new LongColumn(type, v, n, nulls);
       default -> {
         ColumnBuilder b = ColumnBuilder.create(type, n);
         for (int i = 0; i < n; i++) {
@@ -345,21 +345,61 @@ final class LiteralCalls {
     }
   }
 
-  /** EXTRACT(unit FROM ts): time-of-day units by arithmetic, the others once per day. */
-  private static final class Extract extends ChunkExpr {
-    private final String unit;
+  /**
+   * A function of a timestamp and a unit: by arithmetic on the UTC milliseconds where the unit
+   * allows, else through {@link ScalarFunctions} once per day (the value is constant within a UTC
+   * day for every other unit).
+   */
+  private abstract static class TimeFunction extends ChunkExpr {
+    final String unit;
     private final ChunkExpr arg;
     private long lastDay = Long.MIN_VALUE;
     private long lastValue;
 
-    /** Time-of-day units: floorMod(t, modulus) / divisor; epoch: floorDiv(t, divisor); others: modulus and divisor 0. */
+    TimeFunction(String unit, ChunkExpr arg, DataType type) {
+      super(type);
+      this.unit = unit;
+      this.arg = arg;
+    }
+
+    @Override
+    public final Column eval(StreamChunk c) {
+      LongColumn ts = (LongColumn) arg.eval(c);
+      int n = ts.size();
+      long[] out = new long[n];
+      for (int i = 0; i < n; i++) {
+        out[i] = ts.isNull(i) ? 0 : value(ts.getLong(i));
+      }
+      return integers(out, n, nulls(ts), type);
+    }
+
+    private long value(long t) {
+      if (byArithmetic()) {
+        return arithmetic(t);
+      }
+      long day = Math.floorDiv(t, DAY);
+      if (day != lastDay) {
+        lastValue = perDay(t);
+        lastDay = day;
+      }
+      return lastValue;
+    }
+
+    abstract boolean byArithmetic();
+
+    abstract long arithmetic(long t);
+
+    abstract long perDay(long t);
+  }
+
+  /** EXTRACT(unit FROM ts): time-of-day units and epoch by arithmetic. */
+  private static final class Extract extends TimeFunction {
+    /** Time-of-day units: floorMod(t, modulus) / divisor; epoch: floorDiv(t, divisor); others: both 0. */
     private final long modulus;
     private final long divisor;
 
     Extract(String unit, ChunkExpr arg, DataType type) {
-      super(type);
-      this.unit = unit;
-      this.arg = arg;
+      super(unit, arg, type);
       this.modulus = switch (unit) {
         case "hour" -> DAY;
         case "minute" -> HOUR;
@@ -376,46 +416,28 @@ final class LiteralCalls {
     }
 
     @Override
-    public Column eval(StreamChunk c) {
-      LongColumn ts = (LongColumn) arg.eval(c);
-      int n = ts.size();
-      long[] out = new long[n];
-      for (int i = 0; i < n; i++) {
-        out[i] = ts.isNull(i) ? 0 : value(ts.getLong(i));
-      }
-      return integers(out, n, nulls(ts), type);
+    boolean byArithmetic() {
+      return divisor > 0;
     }
 
-    private long value(long t) {
-      if (modulus > 0) {
-        return Math.floorMod(t, modulus) / divisor;
-      }
-      if (divisor > 0) {
-        return Math.floorDiv(t, divisor);
-      }
-      long day = Math.floorDiv(t, DAY);
-      if (day != lastDay) {
-        lastValue = ScalarFunctions.extract(unit, t);
-        lastDay = day;
-      }
-      return lastValue;
+    @Override
+    long arithmetic(long t) {
+      return modulus > 0 ? Math.floorMod(t, modulus) / divisor : Math.floorDiv(t, divisor);
+    }
+
+    @Override
+    long perDay(long t) {
+      return ScalarFunctions.extract(unit, t);
     }
   }
 
-  /** DATE_TRUNC(unit, ts): units up to a day by arithmetic, the others once per day. */
-  private static final class DateTrunc extends ChunkExpr {
-    private final String unit;
-    private final ChunkExpr arg;
-    private long lastDay = Long.MIN_VALUE;
-    private long lastValue;
-
+  /** DATE_TRUNC(unit, ts): units up to a day by arithmetic. */
+  private static final class DateTrunc extends TimeFunction {
     /** Units up to a day: their length in milliseconds; longer ones (not whole in ms): 0. */
     private final long span;
 
     DateTrunc(String unit, ChunkExpr arg) {
-      super(DataType.TIMESTAMP);
-      this.unit = unit;
-      this.arg = arg;
+      super(unit, arg, DataType.TIMESTAMP);
       this.span = switch (unit) {
         case "millisecond" -> 1;
         case "second" -> SECOND;
@@ -427,26 +449,18 @@ final class LiteralCalls {
     }
 
     @Override
-    public Column eval(StreamChunk c) {
-      LongColumn ts = (LongColumn) arg.eval(c);
-      int n = ts.size();
-      long[] out = new long[n];
-      for (int i = 0; i < n; i++) {
-        out[i] = ts.isNull(i) ? 0 : value(ts.getLong(i));
-      }
-      return new LongColumn(DataType.TIMESTAMP, out, n, nulls(ts));
+    boolean byArithmetic() {
+      return span > 0;
     }
 
-    private long value(long t) {
-      if (span > 0) {
-        return t - Math.floorMod(t, span);
-      }
-      long day = Math.floorDiv(t, DAY);
-      if (day != lastDay) {
-        lastValue = ScalarFunctions.dateTrunc(unit, t);
-        lastDay = day;
-      }
-      return lastValue;
+    @Override
+    long arithmetic(long t) {
+      return t - Math.floorMod(t, span);
+    }
+
+    @Override
+    long perDay(long t) {
+      return ScalarFunctions.dateTrunc(unit, t);
     }
   }
 
