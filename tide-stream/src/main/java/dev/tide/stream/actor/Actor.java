@@ -26,9 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Reschedules (an Update barrier naming this actor) follow spec online-scaling 9: dispatchers add
  * new outputs before forwarding the barrier and switch to the new outputs and mapping right after;
  * merges swap inputs at the aligned barrier (a newly added upstream's copy of the same barrier is
- * skipped); operators get the new vnodes or splits; a dropped actor ends after forwarding. An actor
- * reads state only after the previous epoch of its first barrier, and of any barrier that gave it
- * vnodes or splits, is committed.
+ * skipped); operators get the new vnodes or splits; a dropped actor ends after forwarding. After
+ * its first barrier, and after any barrier that gave it vnodes or splits, an actor reads state only
+ * once its node holds what the previous owners wrote before that barrier ({@link
+ * Wiring#waitReadable}).
  *
  * <p>Watermarks ({@link Watermark}): a source actor passes on its source's as they rise. An actor
  * fed by channels keeps the latest of each input per column and hands a merge the least over its
@@ -73,8 +74,12 @@ public final class Actor implements Runnable {
      */
     void release(long upActor, long downActor);
 
-    /** Blocks until the node has a committed version with max committed epoch ≥ {@code epoch}. */
-    void waitCommitted(long epoch) throws InterruptedException;
+    /**
+     * Blocks until this node's store holds every write of the epochs before {@code barrier} to the
+     * vnodes and splits actor {@code actorId} owns after it: its previous owners' writes included.
+     * Called on the actor thread after the actor passed {@code barrier}.
+     */
+    void waitReadable(long actorId, Barrier barrier) throws InterruptedException;
   }
 
   /** An operator in the actor's tree: its parent's index (-1 for the root) and its side there. */
@@ -437,7 +442,7 @@ public final class Actor implements Runnable {
     if (!sawBarrier || gained) {
       sawBarrier = true;
       long t0 = System.nanoTime();
-      wiring.waitCommitted(b.prevEpoch());
+      wiring.waitReadable(actorId, b);
       meter.idle(System.nanoTime() - t0);
     }
     return false;

@@ -40,6 +40,23 @@ public abstract class ChunkExpr {
   public abstract Column eval(StreamChunk chunk);
 
   public static ChunkExpr compile(Expr e) {
+    return compile(e, SharedExprs.none());
+  }
+
+  /** Compiles {@code e}, its calls that {@code shared} holds compiled once and evaluated once per input. */
+  public static ChunkExpr compile(Expr e, SharedExprs shared) {
+    if (shared.isShared(e)) {
+      return shared.shared(e, x -> compileUnshared(x, shared));
+    }
+    return compileUnshared(e, shared);
+  }
+
+  /** Compiles one expression; {@link SharedExprs} calls back to compile a shared call's node. */
+  interface Compiler {
+    ChunkExpr compile(Expr e);
+  }
+
+  private static ChunkExpr compileUnshared(Expr e, SharedExprs shared) {
     DataType t = Types.of(e.getType());
     switch (e.getKindCase()) {
       case INPUT_REF: {
@@ -70,16 +87,16 @@ public abstract class ChunkExpr {
         };
       }
       case CALL:
-        return compileCall(e.getCall().getFunction(), e.getCall().getArgsList(), t);
+        return compileCall(e.getCall().getFunction(), e.getCall().getArgsList(), t, shared);
       default:
         throw new IllegalArgumentException("expression without kind: " + e);
     }
   }
 
-  private static ChunkExpr compileCall(String fn, List<Expr> argExprs, DataType t) {
+  private static ChunkExpr compileCall(String fn, List<Expr> argExprs, DataType t, SharedExprs shared) {
     ChunkExpr[] args = new ChunkExpr[argExprs.size()];
     for (int i = 0; i < args.length; i++) {
-      args[i] = compile(argExprs.get(i));
+      args[i] = compile(argExprs.get(i), shared);
     }
     ChunkExpr literalCall = LiteralCalls.compile(fn, argExprs, args, t);
     if (literalCall != null) {

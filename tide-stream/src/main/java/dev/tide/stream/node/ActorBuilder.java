@@ -4,6 +4,7 @@ import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.time.Clock;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.plan.DispatchType;
+import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.Fragment;
 import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.PlanNode;
@@ -21,6 +22,7 @@ import dev.tide.stream.actor.SourceAlignment;
 import dev.tide.stream.connector.Connectors;
 import dev.tide.stream.connector.SinkConnector;
 import dev.tide.stream.connector.SourceConnector;
+import dev.tide.stream.expr.SharedExprs;
 import dev.tide.stream.operator.ActorContext;
 import dev.tide.stream.operator.DigestOp;
 import dev.tide.stream.operator.FilterOp;
@@ -99,13 +101,14 @@ final class ActorBuilder {
         side[child] = s;
       }
     }
+    SharedExprs shared = sharedExprs(nodes);
     List<Actor.Node> actorNodes = new ArrayList<>();
     List<Actor.Input> inputs = new ArrayList<>();
     Map<Integer, Integer> mergeLeaf = new HashMap<>();
     int sourceLeaf = -1;
     for (int i = 0; i < nodes.size(); i++) {
       PlanNode n = nodes.get(i);
-      actorNodes.add(new Actor.Node(operator(n, nodes, index, ctx), parent[i], side[i]));
+      actorNodes.add(new Actor.Node(operator(n, nodes, index, ctx, shared), parent[i], side[i]));
       if (n.hasSource()) {
         sourceLeaf = i;
       }
@@ -164,15 +167,28 @@ final class ActorBuilder {
     };
   }
 
-  private Operator operator(PlanNode n, List<PlanNode> nodes, Map<Integer, Integer> index, ActorContext ctx) {
+  /** The calls repeated among the filters and projections of one actor's nodes. */
+  private static SharedExprs sharedExprs(List<PlanNode> nodes) {
+    List<Expr> exprs = new ArrayList<>();
+    for (PlanNode n : nodes) {
+      if (n.hasFilter()) {
+        exprs.add(n.getFilter().getCondition());
+      } else if (n.hasProject()) {
+        exprs.addAll(n.getProject().getExprsList());
+      }
+    }
+    return SharedExprs.of(exprs);
+  }
+
+  private Operator operator(PlanNode n, List<PlanNode> nodes, Map<Integer, Integer> index, ActorContext ctx, SharedExprs shared) {
     return switch (n.getKindCase()) {
       case SOURCE -> n.getSource().getConnector().equals("nexmark") ? new NexmarkSourceOp(n.getSource(), ctx)
           : n.getSource().getConnector().equals(ViewBackfillOp.CONNECTOR) ? new ViewBackfillOp(n.getSource(), ctx)
           : n.getSource().getConnector().equals(TableSourceOp.CONNECTOR)
               ? new TableSourceOp(n.getSource(), TableSourceOp.columnTypes(n.getSource()), ctx)
           : connector(n.getSource().getConnector()).create(n.getSource(), ctx);
-      case FILTER -> new FilterOp(n.getFilter().getCondition());
-      case PROJECT -> new ProjectOp(n.getProject().getExprsList());
+      case FILTER -> new FilterOp(n.getFilter().getCondition(), shared);
+      case PROJECT -> new ProjectOp(n.getProject().getExprsList(), shared);
       case WINDOW -> new WindowOp(n.getWindow(), inputTypes(n, 0, nodes, index).length);
       case HASH_AGG -> new HashAggOp(n.getHashAgg(), inputTypes(n, 0, nodes, index), ctx);
       case GROUP_TOP -> n.getGroupTop().getRetractingInput()

@@ -14,6 +14,7 @@ import dev.tide.proto.stream.MetaServiceGrpc;
 import dev.tide.proto.stream.ResetRequest;
 import dev.tide.proto.stream.SstIdRequest;
 import dev.tide.proto.stream.SstIdResponse;
+import dev.tide.proto.stream.Update;
 import dev.tide.proto.stream.StreamServiceGrpc;
 import dev.tide.proto.store.SstInfo;
 import dev.tide.storage.StateStore;
@@ -79,6 +80,8 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   private final Object lock = new Object();
   private final Map<Long, Running> actors = new HashMap<>();
+  /** The fragment of every actor built here since the last reset, stopped ones too ({@link #waitReadable}). */
+  private final Map<Long, Integer> builtFragments = new HashMap<>();
   /** Rows in of actors that stopped here, by (job, fragment) ({@link #fragmentRowsIn}). */
   private final Map<Long, Long> departedRowsIn = new HashMap<>();
   /**
@@ -285,6 +288,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
           t.setDaemon(true);
           Running r = new Running(a, t, inbox, info.getJobId(), info.getFragmentId());
           actors.put(info.getActorId(), r);
+          builtFragments.put(info.getActorId(), info.getFragmentId());
           started.add(r);
         }
       }
@@ -343,9 +347,73 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     return builder.dispatcher(actorId, info);
   }
 
+  /**
+   * An actor's state up to a reschedule barrier is in this node's store as soon as its previous
+   * owners here have passed the barrier: each ingests its writes of the epoch at the barrier, and
+   * ingested batches are readable by every actor of the node. So when every actor of the fragment
+   * that the reschedule updates or drops runs here, this waits for those actors to pass the barrier
+   * (no longer than it takes them to drain what is queued before it); otherwise, and for a first
+   * barrier that is not a reschedule, for the epoch before the barrier to commit, which installs the
+   * writes of other nodes too. Earlier epochs are covered either way: the last time these vnodes
+   * came from another node, the owner then waited for their commit.
+   */
   @Override
-  public void waitCommitted(long epoch) throws InterruptedException {
-    store.waitCommitted(epoch);
+  public void waitReadable(long actorId, Barrier barrier) throws InterruptedException {
+    Set<Long> owners = localPeers(actorId, barrier);
+    if (owners == null) {
+      store.waitCommitted(barrier.prevEpoch());
+      return;
+    }
+    synchronized (lock) {
+      long gen = generation;
+      while (gen == generation && !closed && !passed(barrier.currEpoch(), owners)) {
+        lock.wait();
+      }
+    }
+  }
+
+  /**
+   * The other actors of {@code actorId}'s fragment that {@code barrier}'s reschedule updates or drops
+   * (every previous owner of what the actor gains is among them), or null if the barrier is no
+   * reschedule of the actor's job or one of them may run on another node.
+   */
+  private Set<Long> localPeers(long actorId, Barrier barrier) {
+    if (barrier.mutation() == null || !barrier.mutation().hasUpdate()) {
+      return null;
+    }
+    Update update = barrier.mutation().getUpdate();
+    synchronized (lock) {
+      Running me = actors.get(actorId);
+      if (me == null || me.jobId() != update.getJobId()) {
+        return null;
+      }
+      Set<Long> peers = new HashSet<>();
+      for (ActorInfo a : update.getActorsList()) {
+        if (a.getFragmentId() == me.fragmentId() && a.getActorId() != actorId) {
+          if (a.getWorkerId() != workerId) {
+            return null;
+          }
+          peers.add(a.getActorId());
+        }
+      }
+      for (long dropped : update.getDroppedActorIdsList()) {
+        Integer fragment = builtFragments.get(dropped);
+        if (fragment == null) {
+          return null; // built elsewhere, maybe in this fragment
+        }
+        if (fragment == me.fragmentId()) {
+          peers.add(dropped);
+        }
+      }
+      return peers;
+    }
+  }
+
+  /** Whether every one of {@code ids} passed the barrier of {@code epoch}; under {@link #lock}. */
+  private boolean passed(long epoch, Set<Long> ids) {
+    Collection c = collecting.get(epoch);
+    // The caller passed it too, so an epoch no longer collected here is complete (or reset).
+    return c == null || c.arrived.containsAll(ids);
   }
 
   @Override
@@ -362,6 +430,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       }
       Collection c = collecting.computeIfAbsent(barrier.currEpoch(), e -> new Collection());
       c.arrived.add(actorId);
+      lock.notifyAll(); // waitReadable
       c.loads.add(ActorLoad.newBuilder().setActorId(actorId).setJobId(r.jobId()).setFragmentId(r.fragmentId())
           .setElapsedNs(load.elapsedNanos()).setRowsIn(load.rowsIn()).setRowsOut(load.rowsOut()).setIdleNs(load.idleNanos())
           .setBlockedNs(load.blockedNanos()).setBacklog(load.backlog()).setSkipped(load.skipped()).build());
@@ -497,6 +566,8 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       generation++;
       failed = false;
       collecting.clear();
+      builtFragments.clear();
+      lock.notifyAll(); // waitReadable
       stopping = new ArrayList<>(actors.values());
       for (Running r : stopping) {
         departedRowsIn.merge(fragmentKey(r.jobId(), r.fragmentId()), r.actor().rowsInTotal(), Long::sum);

@@ -7,6 +7,7 @@ import dev.tide.proto.plan.Expr;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.expr.ChunkExpr;
+import dev.tide.stream.expr.SharedExprs;
 import java.util.Arrays;
 
 /** Keeps rows whose condition is true; an update pair cut in half becomes a delete or an insert. */
@@ -14,7 +15,11 @@ public final class FilterOp implements Operator {
   private final ChunkExpr condition;
 
   public FilterOp(Expr condition) {
-    this.condition = ChunkExpr.compile(condition);
+    this(condition, SharedExprs.none());
+  }
+
+  public FilterOp(Expr condition, SharedExprs shared) {
+    this.condition = ChunkExpr.compile(condition, shared);
   }
 
   @Override

@@ -6,16 +6,25 @@ import dev.tide.proto.plan.Expr;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Watermark;
 import dev.tide.stream.expr.ChunkExpr;
+import dev.tide.stream.expr.SharedExprs;
 import java.util.List;
 
-/** Computes output columns from expressions; ops and visibility pass through. */
+/**
+ * Computes output columns from expressions; ops and visibility pass through. A chunk whose rows are
+ * mostly invisible (a selective filter below) is compacted first, so that the expressions run over
+ * the rows that remain only.
+ */
 public final class ProjectOp implements Operator {
   private final ChunkExpr[] exprs;
   /** The input column each output column copies, or -1 for a computed one. */
   private final int[] copied;
 
   public ProjectOp(List<Expr> exprs) {
-    this.exprs = exprs.stream().map(ChunkExpr::compile).toArray(ChunkExpr[]::new);
+    this(exprs, SharedExprs.none());
+  }
+
+  public ProjectOp(List<Expr> exprs, SharedExprs shared) {
+    this.exprs = exprs.stream().map(e -> ChunkExpr.compile(e, shared)).toArray(ChunkExpr[]::new);
     this.copied = exprs.stream().mapToInt(e -> e.hasInputRef() ? e.getInputRef() : -1).toArray();
   }
 
@@ -30,7 +39,8 @@ public final class ProjectOp implements Operator {
   }
 
   @Override
-  public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
+  public void process(int side, StreamChunk input, Emitter out) throws InterruptedException {
+    StreamChunk chunk = input.visibility() != null && input.cardinality() * 2 < input.size() ? input.compact() : input;
     Column[] cols = new Column[exprs.length];
     for (int i = 0; i < cols.length; i++) {
       cols[i] = exprs[i].eval(chunk);

@@ -59,7 +59,7 @@ class ActorWatermarkTest {
       public void release(long upActor, long downActor) {}
 
       @Override
-      public void waitCommitted(long epoch) {}
+      public void waitReadable(long actorId, Barrier barrier) {}
     };
     List<Actor.Input> inputs = List.of(new Actor.Input(in1, 0, 11), new Actor.Input(in2, 0, 12));
     actor = new Actor(1, List.of(new Actor.Node(new MergeOp(), -1, 0)), inputs, Map.of(5, 0), -1, null,

@@ -23,6 +23,7 @@ import dev.tide.proto.stream.ResetRequest;
 import dev.tide.proto.stream.Stop;
 import dev.tide.proto.stream.StreamServiceGrpc;
 import dev.tide.storage.object.ObjectStore;
+import dev.tide.stream.actor.ActorLoad;
 import dev.tide.storage.sst.BlockCache;
 import dev.tide.stream.exchange.ExchangeClient;
 import dev.tide.stream.exchange.ExchangeConfig;
@@ -232,6 +233,95 @@ class CrossNodeExchangeTest {
     await().atMost(WAIT).until(() -> a.compute.remoteLinks().isEmpty() && b.compute.inboundLinkCount() == 0
         && a.compute.channelCount() == 0 && b.compute.channelCount() == 0);
     assertThat(meta.failures).isEmpty();
+  }
+
+  /**
+   * A view actor that gains vnodes from an actor of its own node reads their state as soon as that
+   * actor passed the reschedule barrier: no commit is needed (this meta never commits, so waiting for
+   * one would stall the new actor and the barriers after it for good).
+   */
+  @Test
+  void aRescheduleWithinOneNodeNeedsNoCommit() throws Exception {
+    Node a = node(1, ExchangeConfig.defaults());
+    JobDefinition job = q0(Map.of("events", String.valueOf(EVENTS)));
+    a.build(job, source(job, 1, a, List.of(0, 1, 2, 3), new long[] {11}, new Node[] {a}, new int[VNODES]),
+        view(job, 11, a, VnodeBitmap.full(VNODES), 1));
+    barrier(null);
+    barrier(null);
+
+    int[] owner = new int[VNODES];
+    Arrays.fill(owner, VNODES / 2, VNODES, 1);
+    a.build(job, view(job, 12, a, VnodeBitmap.ofBits(VNODES, bits(VNODES / 2, VNODES)), 1));
+    dev.tide.proto.stream.Update update = dev.tide.proto.stream.Update.newBuilder().setJobId(job.getJobId())
+        .addActors(source(job, 1, a, List.of(0, 1, 2, 3), new long[] {11, 12}, new Node[] {a, a}, owner))
+        .addActors(view(job, 11, a, VnodeBitmap.ofBits(VNODES, bits(0, VNODES / 2)), 1)).addAddedActorIds(12).build();
+    barrier(Mutation.newBuilder().setUpdate(update).build());
+
+    List<List<Object>> expected = NexmarkReference.query("q0", NexmarkConfig.defaults().withSeed(7).withEventsPerSecond(1000), EVENTS);
+    await().atMost(WAIT).until(() -> {
+      barrier(null);
+      return scan(job, a).equals(expected);
+    });
+    assertThat(meta.failures).isEmpty();
+  }
+
+  /**
+   * The wait of an actor that gains vnodes: for the other actors of its fragment that the reschedule
+   * names, when they all run on its node; for the commit of the epoch before, when one runs elsewhere.
+   */
+  @Test
+  void aGainingActorWaitsForItsLocalPeersOrElseForTheCommit() throws Exception {
+    Node a = node(1, ExchangeConfig.defaults());
+    JobDefinition job = q0(Map.of("events", String.valueOf(EVENTS)));
+    Node remote = new Node(2, ExchangeConfig.defaults()); // only its address is used: nothing runs there
+    nodes.add(remote);
+    a.build(job, view(job, 11, a, VnodeBitmap.ofBits(VNODES, bits(0, 4)), 1), view(job, 12, a, VnodeBitmap.ofBits(VNODES, bits(4, 8)), 1),
+        view(job, 14, a, VnodeBitmap.ofBits(VNODES, bits(8, VNODES)), 1));
+    ActorLoad none = new ActorLoad(0, 0, 0, 0, 0, 0, 0, 0);
+
+    // 12 gains vnodes of 11 (updated) and of 14 (dropped), both here: it waits for the two of them only.
+    dev.tide.stream.actor.Barrier local = dev.tide.stream.actor.Barrier.of(Barrier.newBuilder().setCurrEpoch(6).setPrevEpoch(5)
+        .setMutation(Mutation.newBuilder().setUpdate(dev.tide.proto.stream.Update.newBuilder().setJobId(job.getJobId())
+            .addActors(view(job, 11, a, VnodeBitmap.ofBits(VNODES, bits(0, 1)), 1))
+            .addActors(view(job, 12, a, VnodeBitmap.ofBits(VNODES, bits(1, VNODES)), 1)).addDroppedActorIds(14)))
+        .build());
+    a.compute.collected(12, local, none);
+    Thread waiter = waitReadable(a, 12, local);
+    await().atMost(WAIT).until(() -> waiter.getState() == Thread.State.WAITING);
+    a.compute.collected(11, local, none);
+    await().atMost(WAIT).until(() -> waiter.getState() == Thread.State.WAITING);
+    assertThat(waiter.isAlive()).as("waits while the dropped actor 14 has not passed the barrier").isTrue();
+    a.compute.collected(14, local, none);
+    waiter.join(WAIT.toMillis());
+    assertThat(waiter.isAlive()).as("returns once both have").isFalse();
+
+    // A peer of the fragment on worker 2: the writes may be there, so the commit of epoch 6 is awaited.
+    dev.tide.stream.actor.Barrier cross = dev.tide.stream.actor.Barrier.of(Barrier.newBuilder().setCurrEpoch(7).setPrevEpoch(6)
+        .setMutation(Mutation.newBuilder().setUpdate(dev.tide.proto.stream.Update.newBuilder().setJobId(job.getJobId())
+            .addActors(view(job, 11, a, VnodeBitmap.ofBits(VNODES, bits(0, 1)), 1))
+            .addActors(view(job, 12, a, VnodeBitmap.ofBits(VNODES, bits(1, VNODES - 1)), 1))
+            .addActors(view(job, 13, remote, VnodeBitmap.ofBits(VNODES, bits(VNODES - 1, VNODES)), 1))))
+        .build());
+    a.compute.collected(11, cross, none);
+    a.compute.collected(12, cross, none);
+    Thread crossWaiter = waitReadable(a, 12, cross);
+    await().atMost(WAIT).until(() -> crossWaiter.getState() == Thread.State.WAITING);
+    assertThat(crossWaiter.isAlive()).as("waits although every peer here passed the barrier").isTrue();
+    a.compute.store().commit(StoreVersion.newBuilder().setId(2).setMaxCommittedEpoch(6).build());
+    crossWaiter.join(WAIT.toMillis());
+    assertThat(crossWaiter.isAlive()).as("returns once epoch 6 is committed").isFalse();
+  }
+
+  private static Thread waitReadable(Node n, long actorId, dev.tide.stream.actor.Barrier b) {
+    Thread t = new Thread(() -> {
+      try {
+        n.compute.waitReadable(actorId, b);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "wait-readable-" + actorId);
+    t.start();
+    return t;
   }
 
   @Test
