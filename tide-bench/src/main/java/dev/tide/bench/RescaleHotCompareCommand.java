@@ -113,26 +113,27 @@ public final class RescaleHotCompareCommand implements Callable<Integer> {
           String at = sink ? "sink side" : "source";
           table.add(List.of(run.getKey(), r.label(), at, r.stateBytes() < 0 ? "" : Cells.count(r.stateBytes() >> 20) + " MB",
               Cells.decimal((r.committedNanos() - r.requestNanos()) / 1e6, 0), Cells.decimal(x.gapMillis(), 0),
-              Double.isNaN(x.secondsTo90()) ? "never" : Cells.decimal(x.secondsTo90(), 2), Cells.count(Math.round(x.before())),
+              Cells.decimal(x.steadyGapMillis(), 0), Double.isNaN(x.secondsTo90()) ? "never" : Cells.decimal(x.secondsTo90(), 2), Cells.count(Math.round(x.before())),
               Cells.count(Math.round(x.after()))));
           csv.add(List.of(run.getKey(), r.label(), at, Long.toString(r.stateBytes()),
               String.format(Locale.ROOT, "%.1f", (r.committedNanos() - r.requestNanos()) / 1e6), String.format(Locale.ROOT, "%.1f", x.gapMillis()),
-              String.format(Locale.ROOT, "%.2f", x.secondsTo90()), String.format(Locale.ROOT, "%.0f", x.before()),
+              String.format(Locale.ROOT, "%.1f", x.steadyGapMillis()), String.format(Locale.ROOT, "%.2f", x.secondsTo90()), String.format(Locale.ROOT, "%.0f", x.before()),
               String.format(Locale.ROOT, "%.0f", x.after())));
         }
       }
     }
-    Report report = new Report(List.of("engine", "rescale", "at", "state", "request->running ms", "gap ms", "s to 90%", "rows/s before",
+    Report report = new Report(List.of("engine", "rescale", "at", "state", "request->running ms", "gap ms", "gap ms before", "s to 90%", "rows/s before",
         "rows/s after"), table);
     w.println();
     report.print(w);
     Files.createDirectories(out);
     report.writeMarkdown(out.resolve("rescale-hot.md"));
-    new Report(List.of("engine", "rescale", "at", "state_bytes", "request_to_running_ms", "gap_ms", "seconds_to_90pct", "rows_per_s_before",
+    new Report(List.of("engine", "rescale", "at", "state_bytes", "request_to_running_ms", "gap_ms", "gap_ms_before", "seconds_to_90pct", "rows_per_s_before",
         "rows_per_s_after"), csv).writeCsv(out.resolve("rescale-hot.csv"));
     w.println();
     w.println("state: Tide's committed SST bytes, Flink's savepoint size (none for the adaptive scheduler); request->running: Tide");
-    w.println("until the reschedule committed, Flink until the job ran at the new parallelism with rows flowing again.");
+    w.println("until the reschedule committed, Flink until the job ran at the new parallelism with rows flowing again;");
+    w.println("gap ms before: the longest stop in the " + HotRescaleBench.STEADY_SECONDS + " s ending 1 s before the request (barriers, GC).");
     w.println("Wrote " + out.resolve("rescale-hot.csv") + " and rescale-hot.md");
     w.flush();
     return 0;

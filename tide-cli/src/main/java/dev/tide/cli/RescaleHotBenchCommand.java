@@ -103,12 +103,12 @@ public final class RescaleHotBenchCommand implements Callable<Integer> {
         Effect e = HotRescaleBench.effect(run.samples(), r, phase, sink);
         rows.add(List.of(r.label(), sink ? "sink side" : "source", Cells.count(r.stateBytes() >> 20) + " MB",
             Cells.decimal((r.committedNanos() - r.requestNanos()) / 1e6, 0), Cells.decimal(e.gapMillis(), 0),
-            Double.isNaN(e.secondsTo90()) ? "never" : Cells.decimal(e.secondsTo90(), 2),
+            Cells.decimal(e.steadyGapMillis(), 0), Double.isNaN(e.secondsTo90()) ? "never" : Cells.decimal(e.secondsTo90(), 2),
             Cells.count(Math.round(e.before())), Cells.count(Math.round(e.after()))));
       }
     }
     w.println();
-    TextTable.render("", List.of("rescale", "at", "state", "request->commit ms", "gap ms", "s to 90%", "rows/s before", "rows/s after"), rows)
+    TextTable.render("", List.of("rescale", "at", "state", "request->commit ms", "gap ms", "gap ms before", "s to 90%", "rows/s before", "rows/s after"), rows)
         .forEach(w::println);
     w.println();
     for (Rescale r : run.rescales()) {
@@ -125,7 +125,8 @@ public final class RescaleHotBenchCommand implements Callable<Integer> {
     w.println("either stood still from 1 s before the request to 10 s after the reschedule committed; 'before'/'after': the "
         + HotRescaleBench.STEADY_SECONDS + " s before the request and the " + HotRescaleBench.STEADY_SECONDS + " s ending "
         + Durations.format(phase) + " after the commit; 's to 90%': from the request");
-    w.println("to the first of 4 windows of 250 ms in a row at 90% of 'before' or more; state: committed SST bytes at the request.");
+    w.println("to the first of 4 windows of 250 ms in a row at 90% of 'before' or more; state: committed SST bytes at the request;");
+    w.println("'gap ms before': the longest stop in the " + HotRescaleBench.STEADY_SECONDS + " s ending 1 s before the request (the job's own barriers).");
     Files.createDirectories(out);
     writeCsv(run, out.resolve("timeline.csv"));
     writePng(run, out.resolve("timeline.png"));

@@ -231,10 +231,12 @@ public final class HotRescaleBench {
    *     parallelism (the reschedule committed), or at the last sample if that is earlier
    * @param gapMillis the longest time without a row from 1 s before the request to 10 s after the job ran at the
    *     new parallelism (sample resolution); a stop still lasting at the end of that span counts until its end
+   * @param steadyGapMillis the longest time without a row in the {@value #STEADY_SECONDS} s ending 1 s before the request:
+   *     what the job's own barriers and pauses cost without a rescale, to tell from {@code gapMillis}
    * @param secondsTo90 from the request until the first of 4 windows of 250 ms in a row at 90% of {@code before} or more; NaN if never
    * @param perSecond rows/s in the 1 s windows from 5 s before to 15 s after the request
    */
-  public record Effect(double before, double after, double gapMillis, double secondsTo90, double[] perSecond) {}
+  public record Effect(double before, double after, double gapMillis, double steadyGapMillis, double secondsTo90, double[] perSecond) {}
 
   public static final int STEADY_SECONDS = 5;
 
@@ -247,25 +249,8 @@ public final class HotRescaleBench {
     long afterEnd = Math.min(Math.max(t0, r.committedNanos()) + phase.toNanos(), last);
     double after = rate(samples, afterEnd - STEADY_SECONDS * s, afterEnd, sink);
     long gapEnd = Math.min(Math.max(t0, r.committedNanos()) + 10 * s, last);
-    double gap = 0;
-    long lastChange = -1;
-    long lastRows = -1;
-    for (Sample x : samples) {
-      if (x.nanos() < t0 - s || x.nanos() > gapEnd) {
-        continue;
-      }
-      long rows = sink ? x.sinkRows() : x.sourceRows();
-      if (lastChange < 0 || rows != lastRows) {
-        if (lastChange >= 0) {
-          gap = Math.max(gap, (x.nanos() - lastChange) / 1e6);
-        }
-        lastChange = x.nanos();
-        lastRows = rows;
-      }
-    }
-    if (lastChange >= 0) {
-      gap = Math.max(gap, (gapEnd - lastChange) / 1e6); // a stop lasting to the end of the span
-    }
+    double gap = longestGap(samples, t0 - s, gapEnd, sink);
+    double steadyGap = longestGap(samples, t0 - (STEADY_SECONDS + 1) * s, t0 - s, sink);
     long quarter = s / 4;
     double to90 = Double.NaN;
     for (long t = t0; t + 4 * quarter <= afterEnd; t += quarter / 5) {
@@ -282,7 +267,28 @@ public final class HotRescaleBench {
     for (int k = 0; k < perSecond.length; k++) {
       perSecond[k] = rate(samples, t0 + (k - 5) * s, t0 + (k - 4) * s, sink);
     }
-    return new Effect(before, after, gap, to90, perSecond);
+    return new Effect(before, after, gap, steadyGap, to90, perSecond);
+  }
+
+  /** The longest time in {@code [from, to]} without a new row (sample resolution); a stop lasting at {@code to} counts until then. */
+  private static double longestGap(List<Sample> samples, long from, long to, boolean sink) {
+    double gap = 0;
+    long lastChange = -1;
+    long lastRows = -1;
+    for (Sample x : samples) {
+      if (x.nanos() < from || x.nanos() > to) {
+        continue;
+      }
+      long rows = sink ? x.sinkRows() : x.sourceRows();
+      if (lastChange < 0 || rows != lastRows) {
+        if (lastChange >= 0) {
+          gap = Math.max(gap, (x.nanos() - lastChange) / 1e6);
+        }
+        lastChange = x.nanos();
+        lastRows = rows;
+      }
+    }
+    return lastChange < 0 ? 0 : Math.max(gap, (to - lastChange) / 1e6);
   }
 
   /** Rows/s between two times, from the samples nearest to them (NaN outside the run). */

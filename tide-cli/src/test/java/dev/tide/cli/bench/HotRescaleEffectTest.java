@@ -51,6 +51,15 @@ class HotRescaleEffectTest {
     List<Sample> samples = steady(60, 20_300, 20_500);
     Effect e = HotRescaleBench.effect(samples, new Rescale("1 -> 2", 20_000 * MS, 20_400 * MS, -1), Duration.ofSeconds(20), true);
     assertThat(e.gapMillis()).isBetween(190.0, 210.0);
+    assertThat(e.steadyGapMillis()).as("rows every 10 ms before").isBetween(0.0, 20.0);
     assertThat(e.after()).isBetween(990.0, 1010.0);
+  }
+
+  @Test
+  void aStopBeforeTheRequestIsTheSteadyGapNotTheRescales() {
+    List<Sample> samples = steady(60, 16_000, 16_600);
+    Effect e = HotRescaleBench.effect(samples, new Rescale("1 -> 2", 20_000 * MS, 20_000 * MS, -1), Duration.ofSeconds(20), false);
+    assertThat(e.steadyGapMillis()).isBetween(590.0, 610.0);
+    assertThat(e.gapMillis()).isBetween(0.0, 20.0);
   }
 }

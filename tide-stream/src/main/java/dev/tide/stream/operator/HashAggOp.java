@@ -668,8 +668,12 @@ public final class HashAggOp implements Operator {
         emit(out, Op.UPDATE_INSERT, now);
       }
       g.lastOutput = null;
-      g.emitted = true;
-      result.put(stateRow(g));
+      if (g.emitted) {
+        result.putExisting(stateRow(g)); // loaded from state or written at an earlier barrier
+      } else {
+        g.emitted = true;
+        result.put(stateRow(g));
+      }
     }
     dirty.clear();
     out.emitIfAny(builder.take());

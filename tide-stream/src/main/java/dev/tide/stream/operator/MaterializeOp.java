@@ -9,7 +9,8 @@ import dev.tide.stream.state.Changelog;
 import dev.tide.stream.state.StateTable;
 
 /**
- * Applies a changelog to the view's table (upsert by primary key, delete by key) and passes it on.
+ * Applies a changelog to the view's table (upsert by primary key, delete by key; an update that keeps
+ * its key is one write) and passes it on.
  * With a changelog table, also records each change there ({@link Changelog}), for views of other
  * jobs that follow this one.
  */
@@ -44,12 +45,19 @@ public final class MaterializeOp implements Operator {
   @Override
   public void process(int side, StreamChunk chunk, Emitter out) throws InterruptedException {
     vnodes = table.vnodes(chunk, vnodes);
+    boolean keyKept = false; // row i is the new row of an update that keeps its key
     for (int i = 0; i < chunk.size(); i++) {
       if (!chunk.visible(i)) {
         continue;
       }
-      if (Op.isInsert(chunk.op(i))) {
+      if (keyKept) {
+        table.putExisting(chunk, i, vnodes[i]);
+        keyKept = false;
+      } else if (Op.isInsert(chunk.op(i))) {
         table.put(chunk, i, vnodes[i]);
+      } else if (chunk.op(i) == Op.UPDATE_DELETE.code() && i + 1 < chunk.size() && chunk.visible(i + 1)
+          && chunk.op(i + 1) == Op.UPDATE_INSERT.code() && table.samePk(chunk, i, i + 1)) {
+        keyKept = true; // the new row overwrites the old under the same key: no delete to write first
       } else {
         table.delete(chunk, i, vnodes[i]);
       }

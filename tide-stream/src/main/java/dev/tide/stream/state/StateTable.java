@@ -1,6 +1,7 @@
 package dev.tide.stream.state;
 
 import dev.tide.common.chunk.Column;
+import dev.tide.common.chunk.LongColumn;
 import dev.tide.common.codec.KeyEncoder;
 import dev.tide.common.codec.ValueCodec;
 import dev.tide.common.hash.VnodeBitmap;
@@ -311,6 +312,27 @@ public final class StateTable {
   }
 
   /**
+   * As {@link #put(Object[])} for a primary key this table already read a row of or wrote (the
+   * caller's guarantee): the key filter holds its fingerprint, so none is added. That saves a
+   * random access into the filter per write for tables whose rows are rewritten every epoch.
+   */
+  public void putExisting(Object[] row) {
+    encodeKeyInPlace(pkOf(row), pk.length);
+    byte[] value = ValueCodec.encode(types, row);
+    writeExistingKey(value, value.length);
+  }
+
+  /** Writes {@link #enc}'s key, which the key filter holds already (see {@link #putExisting(Object[])}). */
+  private void writeExistingKey(byte[] value, int valueLength) {
+    if (written != null) {
+      fresh(keyVnode);
+    }
+    byte[] key = enc.buffer();
+    int len = enc.length();
+    write(key, len, KeyHash.of(key, len), value, valueLength, false);
+  }
+
+  /**
    * Inserts {@code row} under a primary key that has never been committed (the caller's guarantee,
    * as for {@link #insertNew(StreamChunk, int, int)}): deleted within the same epoch, it leaves no tombstone.
    */
@@ -549,6 +571,25 @@ public final class StateTable {
     }
   }
 
+  /** Whether rows {@code a} and {@code b} of {@code chunk} (laid out like this table) have equal primary keys. */
+  public boolean samePk(StreamChunk chunk, int a, int b) {
+    for (int c : pk) {
+      Column col = chunk.column(c);
+      boolean nullA = col.isNull(a);
+      if (nullA != col.isNull(b)) {
+        return false;
+      }
+      if (nullA) {
+        continue;
+      }
+      boolean equal = col instanceof LongColumn l ? l.getLong(a) == l.getLong(b) : java.util.Objects.equals(col.get(a), col.get(b));
+      if (!equal) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Upserts row {@code row} of the chunk (in vnode {@code vnode}). */
   public void put(StreamChunk chunk, int row, int vnode) {
     write(chunk, row, vnode, false);
@@ -563,7 +604,19 @@ public final class StateTable {
     write(chunk, row, vnode, true);
   }
 
+  /** As {@link #put(StreamChunk, int, int)} for a key the table read a row of or wrote (see {@link #putExisting(Object[])}). */
+  public void putExisting(StreamChunk chunk, int row, int vnode) {
+    int valueLength = encodeInPlace(chunk, row, vnode); // before reading valueScratch: it may grow
+    writeExistingKey(valueScratch, valueLength);
+  }
+
   private void write(StreamChunk chunk, int row, int vnode, boolean isNew) {
+    int valueLength = encodeInPlace(chunk, row, vnode); // before reading valueScratch: it may grow
+    writeEncodedKey(valueScratch, valueLength, isNew);
+  }
+
+  /** Encodes row {@code row}'s key into {@link #enc} and its value into {@link #valueScratch}; returns the value's length. */
+  private int encodeInPlace(StreamChunk chunk, int row, int vnode) {
     encodeKeyInPlace(chunk, row, vnode);
     Column[] columns = chunk.columns();
     int valueLength = ValueCodec.encodedLength(columns, row);
@@ -571,7 +624,7 @@ public final class StateTable {
       valueScratch = new byte[Math.max(valueLength, valueScratch.length * 2)];
     }
     ValueCodec.encode(columns, row, valueScratch);
-    writeEncodedKey(valueScratch, valueLength, isNew);
+    return valueLength;
   }
 
   /** Deletes the row with row {@code row}'s primary key. */
