@@ -37,7 +37,7 @@ import picocli.CommandLine.Spec;
         "it runs flat out: Tide online; Flink by stop-with-savepoint and restore (flink-savepoint) and by",
         "its adaptive scheduler's in-place rescale (flink-adaptive). Sampled every 10 ms at the source and",
         "where rows reach the keyed state (the sink side). Prints per engine and rescale the rows/s",
-        "before and after, the longest gap and the time to regain 90%% of the rate before; writes",
+        "before and after, the longest gap and the time to reach 90%% of the lower of the rates before and after; writes",
         "rescale-hot.csv and rescale-hot.md into --out.",
         ""})
 public final class RescaleHotCompareCommand implements Callable<Integer> {

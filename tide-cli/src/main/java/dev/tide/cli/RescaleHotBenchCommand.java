@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
         "--parallelism -> --scale-to -> --parallelism while it runs flat out. Samples every 10 ms",
         "the rows produced by the source and the rows arriving at the aggregation (which writes the",
         "view: the sink side), and prints per reschedule the rows/s before and after, the longest",
-        "gap at either end, the time to regain 90%% of the rate before, and rows/s per second",
+        "gap at either end, the time to reach 90%% of the lower of the rates before and after, and rows/s per second",
         "around it; writes timeline.csv and timeline.png into --out.",
         ""})
 public final class RescaleHotBenchCommand implements Callable<Integer> {
@@ -125,7 +125,7 @@ public final class RescaleHotBenchCommand implements Callable<Integer> {
     w.println("either stood still from 1 s before the request to 10 s after the reschedule committed; 'before'/'after': the "
         + HotRescaleBench.STEADY_SECONDS + " s before the request and the " + HotRescaleBench.STEADY_SECONDS + " s ending "
         + Durations.format(phase) + " after the commit; 's to 90%': from the request");
-    w.println("to the first of 4 windows of 250 ms in a row at 90% of 'before' or more; state: committed SST bytes at the request;");
+    w.println("to the first of 4 windows of 250 ms in a row at 90% of the lower of 'before' and 'after'; state: committed SST bytes at the request;");
     w.println("'gap ms before': the longest stop in the " + HotRescaleBench.STEADY_SECONDS + " s ending 1 s before the request (the job's own barriers).");
     Files.createDirectories(out);
     writeCsv(run, out.resolve("timeline.csv"));

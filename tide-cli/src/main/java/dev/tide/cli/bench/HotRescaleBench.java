@@ -233,7 +233,9 @@ public final class HotRescaleBench {
    *     new parallelism (sample resolution); a stop still lasting at the end of that span counts until its end
    * @param steadyGapMillis the longest time without a row in the {@value #STEADY_SECONDS} s ending 1 s before the request:
    *     what the job's own barriers and pauses cost without a rescale, to tell from {@code gapMillis}
-   * @param secondsTo90 from the request until the first of 4 windows of 250 ms in a row at 90% of {@code before} or more; NaN if never
+   * @param secondsTo90 from the request until the first of 4 windows of 250 ms in a row at 90% or more of the lower of {@code before}
+   *     and {@code after} (a scale-up regains the rate before; a scale-down to less capacity settles at the rate after), with rows
+   *     flowing; NaN if never
    * @param perSecond rows/s in the 1 s windows from 5 s before to 15 s after the request
    */
   public record Effect(double before, double after, double gapMillis, double steadyGapMillis, double secondsTo90, double[] perSecond) {}
@@ -256,7 +258,8 @@ public final class HotRescaleBench {
     for (long t = t0; t + 4 * quarter <= afterEnd; t += quarter / 5) {
       boolean ok = true;
       for (int k = 0; k < 4 && ok; k++) {
-        ok = rate(samples, t + k * quarter, t + (k + 1) * quarter, sink) >= 0.9 * before;
+        double window = rate(samples, t + k * quarter, t + (k + 1) * quarter, sink);
+        ok = window > 0 && window >= 0.9 * Math.min(before, after);
       }
       if (ok) {
         to90 = (t - t0) / 1e9;

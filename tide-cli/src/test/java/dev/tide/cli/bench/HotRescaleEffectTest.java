@@ -62,4 +62,18 @@ class HotRescaleEffectTest {
     assertThat(e.steadyGapMillis()).isBetween(590.0, 610.0);
     assertThat(e.gapMillis()).isBetween(0.0, 20.0);
   }
+
+  @Test
+  void aScaleDownToLessCapacitySettlesAtTheRateAfter() {
+    // 1,000 rows/s until 20 s, then 500 rows/s: 90% of the rate after, not of the rate before.
+    List<Sample> samples = new ArrayList<>();
+    long rows = 0;
+    for (long t = 0; t <= 60_000; t += 10) {
+      rows += t <= 20_000 ? 10 : 5;
+      samples.add(new Sample(t * MS, rows, rows));
+    }
+    Effect e = HotRescaleBench.effect(samples, new Rescale("2 -> 1", 20_000 * MS, 20_000 * MS, -1), Duration.ofSeconds(20), false);
+    assertThat(e.after()).isBetween(490.0, 510.0);
+    assertThat(e.secondsTo90()).isBetween(0.0, 0.1);
+  }
 }

@@ -40,13 +40,16 @@ import java.util.TreeSet;
  * entered. Nothing is pending at a barrier, where the epoch's state writes are committed with the
  * output they explain. An OVER group's output is recomputed whole when it changes: O(rows x frame).
  *
- * <p>Cache: loaded groups, cleared at a barrier once past its bound and when the actor's vnodes
- * change. Thread-safety: confined to the actor thread.
+ * <p>Cache: loaded groups. At a barrier once past its bound, the groups no row arrived for during the
+ * epoch go, and all of them if that is not enough; all go when the actor's vnodes change. Thread-safety: confined to the actor thread.
  */
 public final class TopNOp implements Operator {
-  private static final int MAX_CACHED_ROWS = 500_000;
+  private static final int DEFAULT_MAX_CACHED_ROWS = 500_000;
+  /** Output diffs of at most this many (before, after) row pairs compare every pair instead of hashing keys. */
+  private static final int SMALL_DIFF = 256;
 
   private final TopNNode node;
+  private final long maxCachedRows;
   private final int[] groupKeys;
   private final int limit;
   private final boolean retracting;
@@ -62,6 +65,7 @@ public final class TopNOp implements Operator {
   private final ChunkBuilder builder;
   private final int width;
   private long cachedRows;
+  private long generation; // counts barriers: groups not touched since the last one are evicted first
   private StateTable table;
 
   /** One group's rows (all of them, or over an append-only input its first ones) and the output rows emitted of them. */
@@ -69,6 +73,7 @@ public final class TopNOp implements Operator {
     final Object[] key;
     final TreeSet<Object[]> rows;
     List<Object[]> emitted = List.of();
+    long touched; // the cache generation in which a row of the group last arrived
 
     Group(Object[] key, Comparator<Object[]> order) {
       this.key = key;
@@ -77,6 +82,12 @@ public final class TopNOp implements Operator {
   }
 
   public TopNOp(TopNNode node, DataType[] inputTypes, ActorContext ctx) {
+    this(node, inputTypes, ctx, DEFAULT_MAX_CACHED_ROWS);
+  }
+
+  /** @param maxCachedRows rows the loaded groups hold at most after a barrier */
+  TopNOp(TopNNode node, DataType[] inputTypes, ActorContext ctx, long maxCachedRows) {
+    this.maxCachedRows = maxCachedRows;
     this.calls = node.getCallsList();
     if (calls.isEmpty() ? node.getLimit() < 1 || node.getLimit() > 100_000 : node.getLimit() != 0) {
       throw new IllegalArgumentException("top-n node with table " + node.getTableId() + " has limit " + node.getLimit()
@@ -134,19 +145,24 @@ public final class TopNOp implements Operator {
       }
       Object[] row = chunk.row(i);
       Group g = group(row);
+      g.touched = generation;
+      boolean changed;
       if (Op.isInsert(chunk.op(i))) {
-        insert(g, row);
+        changed = insert(g, row);
       } else {
         if (!retracting) {
           throw new IllegalStateException("top-n over an append-only input received a " + Op.of(chunk.op(i))
               + ": the plan's append-only derivation is wrong for this input");
         }
-        if (g.rows.remove(row)) {
+        changed = g.rows.remove(row);
+        if (changed) {
           cachedRows--;
           table.delete(row);
         }
       }
-      dirty.add(g);
+      if (changed) {
+        dirty.add(g);
+      }
     }
     for (Group g : dirty) {
       emitChanges(g, out);
@@ -155,9 +171,10 @@ public final class TopNOp implements Operator {
     out.emitIfAny(builder.take());
   }
 
-  private void insert(Group g, Object[] row) {
+  /** Adds an inserted row to its group; false if the group's rows are as before (a row past the first ones). */
+  private boolean insert(Group g, Object[] row) {
     if (!g.rows.add(row)) {
-      return;
+      return false;
     }
     cachedRows++;
     if (!retracting && g.rows.size() > limit) {
@@ -174,10 +191,11 @@ public final class TopNOp implements Operator {
         }
       }
       if (!stored) {
-        return;
+        return false;
       }
     }
     table.put(row);
+    return true;
   }
 
   private Group group(Object[] row) {
@@ -248,6 +266,11 @@ public final class TopNOp implements Operator {
   /** Emits the difference between the output rows the group emitted last and those it has now. */
   private void emitChanges(Group g, Emitter out) throws InterruptedException {
     List<Object[]> now = outputs(g);
+    if (g.emitted.size() * now.size() <= SMALL_DIFF) {
+      emitSmallDiff(g.emitted, now, out);
+      g.emitted = now;
+      return;
+    }
     Map<List<Object>, Integer> before = new HashMap<>();
     for (int i = 0; i < g.emitted.size(); i++) {
       before.put(pk(g.emitted.get(i)), i);
@@ -276,6 +299,42 @@ public final class TopNOp implements Operator {
     g.emitted = now;
   }
 
+  /** As {@link #emitChanges} for outputs small enough that comparing every pair beats hashing their keys. */
+  private void emitSmallDiff(List<Object[]> emitted, List<Object[]> now, Emitter out) throws InterruptedException {
+    for (Object[] r : emitted) {
+      if (indexOfPk(now, r) < 0) {
+        out.emitIfAny(builder.appendRow(Op.DELETE.code(), r));
+      }
+    }
+    for (Object[] r : now) {
+      int was = indexOfPk(emitted, r);
+      if (was < 0) {
+        out.emitIfAny(builder.appendRow(Op.INSERT.code(), r));
+      } else if (!Arrays.equals(emitted.get(was), r)) {
+        if (builder.size() >= StreamChunk.DEFAULT_CAPACITY - 1) {
+          out.emitIfAny(builder.take()); // an update pair stays in one chunk
+        }
+        out.emitIfAny(builder.appendRow(Op.UPDATE_DELETE.code(), emitted.get(was)));
+        out.emitIfAny(builder.appendRow(Op.UPDATE_INSERT.code(), r));
+      }
+    }
+  }
+
+  /** The index of the row of {@code rows} with {@code row}'s input stream key, or -1. */
+  private int indexOfPk(List<Object[]> rows, Object[] row) {
+    for (int i = 0; i < rows.size(); i++) {
+      Object[] r = rows.get(i);
+      boolean same = true;
+      for (int k = 0; k < inputKey.length && same; k++) {
+        same = java.util.Objects.equals(HashAggOp.normalizeZero(r[inputKey[k]]), HashAggOp.normalizeZero(row[inputKey[k]]));
+      }
+      if (same) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
   private List<Object> pk(Object[] row) {
     Object[] k = new Object[inputKey.length];
     for (int i = 0; i < k.length; i++) {
@@ -287,10 +346,22 @@ public final class TopNOp implements Operator {
   @Override
   public void onBarrier(Barrier barrier, Emitter out) {
     table.commit(barrier.prevEpoch());
-    if (cachedRows > MAX_CACHED_ROWS) {
-      groups.clear();
-      cachedRows = 0;
+    if (cachedRows > maxCachedRows) {
+      // Groups idle during this epoch go first, so the groups rows are arriving for stay loaded (every
+      // group is clean here: its output went out with the chunk that changed it).
+      groups.values().removeIf(g -> {
+        boolean idle = g.touched < generation;
+        if (idle) {
+          cachedRows -= g.rows.size();
+        }
+        return idle;
+      });
+      if (cachedRows > maxCachedRows) {
+        groups.clear();
+        cachedRows = 0;
+      }
     }
+    generation++;
   }
 
   @Override

@@ -15,8 +15,14 @@ import dev.tide.stream.operator.Chunks.Row;
 import dev.tide.stream.plan.Agg;
 import dev.tide.stream.plan.PlanBuilder;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,5 +80,58 @@ class TopNOpTest {
     // An update of a value in place: same row and number, new value.
     assertThat(run(fresh, ud(1L, 12L, 3L), ui(1L, 12L, 4L))).isEqualTo(texts(ud(1L, 12L, 3L, 2L), ui(1L, 12L, 4L, 2L)));
     assertThat(run(fresh, del(1L, 10L, 5L), del(1L, 12L, 4L))).isEqualTo(texts(del(1L, 10L, 5L, 1L), del(1L, 12L, 4L, 2L)));
+  }
+
+  /**
+   * Random bids into a few groups with barriers between chunks and a cache of at most 3 rows (groups
+   * are evicted and reloaded from state): the output, netted, is each group's top 2 of its current rows.
+   */
+  @Property(tries = 200)
+  void nettedOutputIsTheTopTwoOfEachGroupWhateverTheCacheKeeps(@ForAll long seed, @ForAll boolean retracting)
+      throws InterruptedException {
+    Random rnd = new Random(seed);
+    Harness h = harness(retracting);
+    PlanNode n = h.node(PlanNode.KindCase.TOP_N);
+    TopNOp op = new TopNOp(n.getTopN(), h.inputTypes(n, 0), h.context(n), 3);
+    op.open();
+    Map<Long, long[]> live = new TreeMap<>(); // row id -> (group, price)
+    Map<List<Object>, Integer> out = new HashMap<>(); // netted output rows
+    long nextId = 1;
+    for (int step = 0; step < 30; step++) {
+      List<Row> rows = new ArrayList<>();
+      for (int r = 1 + rnd.nextInt(6); r > 0; r--) {
+        if (retracting && !live.isEmpty() && rnd.nextInt(3) == 0) {
+          Long id = new ArrayList<>(live.keySet()).get(rnd.nextInt(live.size()));
+          long[] v = live.remove(id);
+          rows.add(del(v[0], id, v[1]));
+        } else {
+          long id = nextId++;
+          long[] v = {rnd.nextInt(4), rnd.nextInt(10)};
+          live.put(id, v);
+          rows.add(ins(v[0], id, v[1]));
+        }
+      }
+      List<StreamChunk> chunks = new ArrayList<>();
+      op.process(0, chunk(IN, rows), chunks::add);
+      for (StreamChunk c : chunks) {
+        for (Row r : Chunks.visible(c)) {
+          out.merge(Arrays.asList(r.values()), dev.tide.common.chunk.Op.sign(r.op().code()), Integer::sum);
+        }
+      }
+      out.values().removeIf(x -> x == 0);
+      if (rnd.nextBoolean()) {
+        op.onBarrier(h.barrier(), c -> { });
+      }
+    }
+    Map<List<Object>, Integer> expected = new HashMap<>();
+    Map<Long, List<long[]>> byGroup = new TreeMap<>();
+    live.forEach((id, v) -> byGroup.computeIfAbsent(v[0], g -> new ArrayList<>()).add(new long[] {id, v[1]}));
+    byGroup.forEach((g, list) -> {
+      list.sort((a, b) -> a[1] != b[1] ? Long.compare(b[1], a[1]) : Long.compare(a[0], b[0]));
+      for (int k = 0; k < Math.min(2, list.size()); k++) {
+        expected.put(Arrays.asList((Object) g, list.get(k)[0], list.get(k)[1], (long) k + 1), 1);
+      }
+    });
+    assertThat(out).as("seed %d", seed).isEqualTo(expected);
   }
 }
