@@ -266,48 +266,18 @@ public final class TopNOp implements Operator {
   /** Emits the difference between the output rows the group emitted last and those it has now. */
   private void emitChanges(Group g, Emitter out) throws InterruptedException {
     List<Object[]> now = outputs(g);
-    if (g.emitted.size() * now.size() <= SMALL_DIFF) {
-      emitSmallDiff(g.emitted, now, out);
-      g.emitted = now;
-      return;
-    }
-    Map<List<Object>, Integer> before = new HashMap<>();
-    for (int i = 0; i < g.emitted.size(); i++) {
-      before.put(pk(g.emitted.get(i)), i);
-    }
-    Map<List<Object>, Integer> after = new HashMap<>();
-    for (int i = 0; i < now.size(); i++) {
-      after.put(pk(now.get(i)), i);
-    }
-    for (Object[] r : g.emitted) {
-      if (!after.containsKey(pk(r))) {
-        out.emitIfAny(builder.appendRow(Op.DELETE.code(), r));
-      }
-    }
-    for (Object[] r : now) {
-      Integer was = before.get(pk(r));
-      if (was == null) {
-        out.emitIfAny(builder.appendRow(Op.INSERT.code(), r));
-      } else if (!Arrays.equals(g.emitted.get(was), r)) {
-        if (builder.size() >= StreamChunk.DEFAULT_CAPACITY - 1) {
-          out.emitIfAny(builder.take()); // an update pair stays in one chunk
-        }
-        out.emitIfAny(builder.appendRow(Op.UPDATE_DELETE.code(), g.emitted.get(was)));
-        out.emitIfAny(builder.appendRow(Op.UPDATE_INSERT.code(), r));
-      }
-    }
-    g.emitted = now;
-  }
-
-  /** As {@link #emitChanges} for outputs small enough that comparing every pair beats hashing their keys. */
-  private void emitSmallDiff(List<Object[]> emitted, List<Object[]> now, Emitter out) throws InterruptedException {
+    List<Object[]> emitted = g.emitted;
+    // Small outputs (a top 10) compare every pair; large ones index their rows by stream key.
+    boolean small = emitted.size() * now.size() <= SMALL_DIFF;
+    Map<List<Object>, Integer> before = small ? null : byPk(emitted);
+    Map<List<Object>, Integer> after = small ? null : byPk(now);
     for (Object[] r : emitted) {
-      if (indexOfPk(now, r) < 0) {
+      if (indexOfPk(now, after, r) < 0) {
         out.emitIfAny(builder.appendRow(Op.DELETE.code(), r));
       }
     }
     for (Object[] r : now) {
-      int was = indexOfPk(emitted, r);
+      int was = indexOfPk(emitted, before, r);
       if (was < 0) {
         out.emitIfAny(builder.appendRow(Op.INSERT.code(), r));
       } else if (!Arrays.equals(emitted.get(was), r)) {
@@ -318,10 +288,22 @@ public final class TopNOp implements Operator {
         out.emitIfAny(builder.appendRow(Op.UPDATE_INSERT.code(), r));
       }
     }
+    g.emitted = now;
   }
 
-  /** The index of the row of {@code rows} with {@code row}'s input stream key, or -1. */
-  private int indexOfPk(List<Object[]> rows, Object[] row) {
+  private Map<List<Object>, Integer> byPk(List<Object[]> rows) {
+    Map<List<Object>, Integer> index = new HashMap<>();
+    for (int i = 0; i < rows.size(); i++) {
+      index.put(pk(rows.get(i)), i);
+    }
+    return index;
+  }
+
+  /** The index in {@code rows} (indexed by {@code index}, or null to scan them) of the row with {@code row}'s stream key, or -1. */
+  private int indexOfPk(List<Object[]> rows, Map<List<Object>, Integer> index, Object[] row) {
+    if (index != null) {
+      return index.getOrDefault(pk(row), -1);
+    }
     for (int i = 0; i < rows.size(); i++) {
       Object[] r = rows.get(i);
       boolean same = true;

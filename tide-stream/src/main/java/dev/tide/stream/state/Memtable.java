@@ -14,8 +14,9 @@ import java.util.TreeMap;
  * reads. The log copies keys and values into one byte arena, reused from epoch to epoch, so the
  * writes of an epoch are not millions of small arrays the garbage collector must copy while they
  * wait for their barrier. A value overwritten by one of the same length is overwritten in place;
- * otherwise the new one is appended. Sorting is deferred: range reads catch a sorted map (of
- * copies) up with the log entries written since the last range read, and {@link #drain} sorts the
+ * otherwise the new one is appended. Sorting is deferred: range reads catch a sorted index (a copy
+ * of each key, mapped to its log entry, whose value is read when the range is) up with the log
+ * entries written since the last range read, and {@link #drain} sorts the
  * log once per epoch — by vnode with a counting sort, then within each vnode by a merge sort that
  * costs one comparison per key when keys came in order (rising row ids) — and copies it, in key
  * order, into one batch. So a table that is never range-read (a materialized view, an
@@ -47,7 +48,7 @@ final class Memtable {
   private int[] hashes = new int[64];
   private int size;
   private int[] slots = new int[128]; // log index + 1; 0 = empty
-  private TreeMap<byte[], byte[]> sorted; // log entries [0, sortedUpTo) for range reads; null until the first
+  private TreeMap<byte[], Integer> sorted; // key -> log entry, of entries [0, sortedUpTo), for range reads; null until the first
   private int sortedUpTo;
 
   Memtable(int vnodeCount) {
@@ -83,10 +84,7 @@ final class Memtable {
     for (int s; (s = slots[i]) != 0; i = (i + 1) & mask) {
       int at = s - 1;
       if (hashes[at] == h && keyEquals(at, key, keyLength)) {
-        setValue(at, value, valueLength);
-        if (at < sortedUpTo) {
-          sorted.put(Arrays.copyOf(key, keyLength), valueCopy(at));
-        }
+        setValue(at, value, valueLength); // the sorted index maps the key to this entry already
         return;
       }
     }
@@ -147,6 +145,11 @@ final class Memtable {
     return Arrays.copyOfRange(arena, keyOffsets[at], keyOffsets[at] + keyLengths[at]);
   }
 
+  /** A copy of the value of log entry {@code at} (from {@link #range}), or {@link #TOMBSTONE}. */
+  byte[] valueAt(int at) {
+    return valueCopy(at);
+  }
+
   /** A copy of entry {@code at}'s value, or {@link #TOMBSTONE}. */
   private byte[] valueCopy(int at) {
     int len = valueLengths[at];
@@ -175,13 +178,16 @@ final class Memtable {
     return size == 0;
   }
 
-  /** The writes with keys in {@code [from, to)} ({@code to} null for no bound), as a sorted view. */
-  NavigableMap<byte[], byte[]> range(byte[] from, byte[] to) {
+  /**
+   * The keys written in {@code [from, to)} ({@code to} null for no bound), sorted, each mapped to its
+   * log entry: {@link #valueAt} reads the value (as written last, so read it before writing again).
+   */
+  NavigableMap<byte[], Integer> range(byte[] from, byte[] to) {
     if (sorted == null) {
       sorted = new TreeMap<>(Arrays::compareUnsigned);
     }
     for (; sortedUpTo < size; sortedUpTo++) {
-      sorted.put(keyCopy(sortedUpTo), valueCopy(sortedUpTo));
+      sorted.put(keyCopy(sortedUpTo), sortedUpTo);
     }
     return to == null ? sorted.tailMap(from, true) : sorted.subMap(from, true, to, false);
   }

@@ -386,7 +386,7 @@ public final class StateTable {
       return out;
     }
     byte[] to = prefixEnd(from);
-    NavigableMap<byte[], byte[]> mem = memRange(from, to);
+    NavigableMap<byte[], Integer> mem = memRange(from, to);
     try (CloseableIterator<KeyValue> it = store.scan(from, to)) {
       mergeInto(mem.entrySet().iterator(), it, out);
     }
@@ -410,7 +410,7 @@ public final class StateTable {
     return out;
   }
 
-  private NavigableMap<byte[], byte[]> memRange(byte[] from, byte[] to) {
+  private NavigableMap<byte[], Integer> memRange(byte[] from, byte[] to) {
     return memtable.range(from, to);
   }
 
@@ -421,11 +421,11 @@ public final class StateTable {
       return null;
     }
     byte[] to = prefixEnd(from);
-    NavigableMap<byte[], byte[]> mem = memRange(from, to);
+    NavigableMap<byte[], Integer> mem = memRange(from, to);
     // Walk down from the top: the newest of memtable/store at each key decides.
     byte[] upper = to;
     while (true) {
-      Map.Entry<byte[], byte[]> m = upper == null ? mem.lastEntry() : mem.headMap(upper, false).lastEntry();
+      Map.Entry<byte[], Integer> m = upper == null ? mem.lastEntry() : mem.headMap(upper, false).lastEntry();
       Optional<KeyValue> s = store.last(from, upper);
       byte[] mk = m == null ? null : m.getKey();
       byte[] sk = s.map(KeyValue::key).orElse(null);
@@ -434,8 +434,9 @@ public final class StateTable {
       }
       int cmp = mk == null ? -1 : sk == null ? 1 : Arrays.compareUnsigned(mk, sk);
       if (cmp >= 0) {
-        if (m.getValue() != TOMBSTONE) {
-          return ValueCodec.decode(types, m.getValue());
+        byte[] value = memtable.valueAt(m.getValue());
+        if (value != TOMBSTONE) {
+          return ValueCodec.decode(types, value);
         }
         upper = mk;
       } else {
@@ -452,16 +453,16 @@ public final class StateTable {
       return null;
     }
     byte[] to = prefixEnd(from);
-    NavigableMap<byte[], byte[]> mem = memRange(from, to);
+    NavigableMap<byte[], Integer> mem = memRange(from, to);
     try (CloseableIterator<KeyValue> it = store.scan(from, to)) {
-      Iterator<Map.Entry<byte[], byte[]>> mi = mem.entrySet().iterator();
+      Iterator<Map.Entry<byte[], Integer>> mi = mem.entrySet().iterator();
       mergeFirst(mi, it, rows);
     }
     return rows.isEmpty() ? null : rows.get(0);
   }
 
-  private void mergeFirst(Iterator<Map.Entry<byte[], byte[]>> mem, Iterator<KeyValue> st, List<Object[]> out) {
-    Merge merge = new Merge(mem, st);
+  private void mergeFirst(Iterator<Map.Entry<byte[], Integer>> mem, Iterator<KeyValue> st, List<Object[]> out) {
+    Merge merge = new Merge(memtable, mem, st);
     while (merge.hasNext()) {
       byte[] v = merge.next();
       if (v != null) {
@@ -471,8 +472,8 @@ public final class StateTable {
     }
   }
 
-  private void mergeInto(Iterator<Map.Entry<byte[], byte[]>> mem, Iterator<KeyValue> st, List<Object[]> out) {
-    Merge merge = new Merge(mem, st);
+  private void mergeInto(Iterator<Map.Entry<byte[], Integer>> mem, Iterator<KeyValue> st, List<Object[]> out) {
+    Merge merge = new Merge(memtable, mem, st);
     while (merge.hasNext()) {
       byte[] v = merge.next();
       if (v != null) {
@@ -483,12 +484,14 @@ public final class StateTable {
 
   /** Merges memtable entries (newer) over store entries; yields values, null for a memtable tombstone. */
   private static final class Merge {
-    private final Iterator<Map.Entry<byte[], byte[]>> mem;
+    private final Memtable memtable;
+    private final Iterator<Map.Entry<byte[], Integer>> mem;
     private final Iterator<KeyValue> st;
-    private Map.Entry<byte[], byte[]> m;
+    private Map.Entry<byte[], Integer> m;
     private KeyValue s;
 
-    Merge(Iterator<Map.Entry<byte[], byte[]>> mem, Iterator<KeyValue> st) {
+    Merge(Memtable memtable, Iterator<Map.Entry<byte[], Integer>> mem, Iterator<KeyValue> st) {
+      this.memtable = memtable;
       this.mem = mem;
       this.st = st;
       m = mem.hasNext() ? mem.next() : null;
@@ -506,7 +509,8 @@ public final class StateTable {
       int cmp = m == null ? 1 : s == null ? -1 : Arrays.compareUnsigned(m.getKey(), s.key());
       byte[] out;
       if (cmp <= 0) {
-        out = m.getValue() == TOMBSTONE ? null : m.getValue();
+        byte[] value = memtable.valueAt(m.getValue());
+        out = value == TOMBSTONE ? null : value;
         if (cmp == 0) {
           s = st.hasNext() ? st.next() : null;
         }

@@ -24,14 +24,34 @@ import org.junit.jupiter.api.Test;
 class MaterializeOpTest {
   private static final DataType[] TYPES = {DataType.BIGINT, DataType.BIGINT};
 
-  @Test
-  void updatesThatKeepTheirKeyOverwriteAndUpdatesThatChangeItMove() throws Exception {
+  /** A view of (k BIGINT, v) keyed by k. */
+  private static Harness harness(DataType valueType) {
     PlanBuilder p = new PlanBuilder("mv");
-    p.table("t", Schema.of(new Field("k", DataType.BIGINT), new Field("v", DataType.BIGINT)), new int[] {0}).materialize("t");
-    Harness h = new Harness(p.build());
+    p.table("t", Schema.of(new Field("k", DataType.BIGINT), new Field("v", valueType)), new int[] {0}).materialize("t");
+    return new Harness(p.build());
+  }
+
+  private static MaterializeOp open(Harness h) {
     PlanNode node = h.node(PlanNode.KindCase.MATERIALIZE);
     MaterializeOp mv = new MaterializeOp(node.getMaterialize().getTableId(), h.context(node));
     mv.open();
+    return mv;
+  }
+
+  /** The view's committed rows, as "[k, v]". */
+  private static List<String> values(Harness h) {
+    TableCatalog t = h.job.getTablesList().stream().filter(TableCatalog::getIsMv).findFirst().orElseThrow();
+    List<String> rows = new ArrayList<>();
+    for (Object[] row : StateTable.scanAll(h.store, t)) {
+      rows.add(Arrays.toString(Arrays.copyOf(row, 2)));
+    }
+    return rows;
+  }
+
+  @Test
+  void updatesThatKeepTheirKeyOverwriteAndUpdatesThatChangeItMove() throws Exception {
+    Harness h = harness(DataType.BIGINT);
+    MaterializeOp mv = open(h);
     List<StreamChunk> out = new ArrayList<>();
     mv.onBarrier(h.barrier(), out::add);
     mv.process(0, chunk(TYPES, ins(1L, 10L), ins(2L, 20L), ins(3L, 30L)), out::add);
@@ -40,23 +60,14 @@ class MaterializeOpTest {
     mv.process(0, chunk(TYPES, ud(1L, 10L), ui(1L, 11L), ud(2L, 20L), ui(4L, 21L), del(3L, 30L)), out::add);
     mv.onBarrier(h.barrier(), out::add);
 
-    TableCatalog t = h.job.getTablesList().stream().filter(TableCatalog::getIsMv).findFirst().orElseThrow();
-    List<String> rows = new ArrayList<>();
-    for (Object[] row : StateTable.scanAll(h.store, t)) {
-      rows.add(Arrays.toString(Arrays.copyOf(row, 2)));
-    }
-    assertThat(rows).containsExactly("[1, 11]", "[4, 21]");
+    assertThat(values(h)).containsExactlyInAnyOrder("[1, 11]", "[4, 21]");
   }
 
   @Test
   void rowsLongerThanTheEncodingBufferAreWrittenWhole() throws Exception {
     DataType[] types = {DataType.BIGINT, DataType.VARCHAR};
-    PlanBuilder p = new PlanBuilder("mv");
-    p.table("t", Schema.of(new Field("k", DataType.BIGINT), new Field("s", DataType.VARCHAR)), new int[] {0}).materialize("t");
-    Harness h = new Harness(p.build());
-    PlanNode node = h.node(PlanNode.KindCase.MATERIALIZE);
-    MaterializeOp mv = new MaterializeOp(node.getMaterialize().getTableId(), h.context(node));
-    mv.open();
+    Harness h = harness(DataType.VARCHAR);
+    MaterializeOp mv = open(h);
     List<StreamChunk> out = new ArrayList<>();
     String longer = "x".repeat(300);
     String longest = "y".repeat(5000);
@@ -65,11 +76,6 @@ class MaterializeOpTest {
     mv.process(0, chunk(types, ud(2L, "short"), ui(2L, longest)), out::add);
     mv.onBarrier(h.barrier(), out::add);
 
-    TableCatalog t = h.job.getTablesList().stream().filter(TableCatalog::getIsMv).findFirst().orElseThrow();
-    List<Object> values = new ArrayList<>();
-    for (Object[] row : StateTable.scanAll(h.store, t)) {
-      values.add(row[1]);
-    }
-    assertThat(values).containsExactlyInAnyOrder(longer, longest);
+    assertThat(values(h)).containsExactlyInAnyOrder("[1, " + longer + "]", "[2, " + longest + "]");
   }
 }
