@@ -68,24 +68,8 @@ public abstract class ChunkExpr {
           }
         };
       }
-      case LITERAL: {
-        Object v = ExprResolver.value(e.getLiteral());
-        return new ChunkExpr(t) {
-          private Column last; // columns are immutable: chunks of the same size share one
-
-          @Override
-          public Column eval(StreamChunk c) {
-            if (last == null || last.size() != c.size()) {
-              ColumnBuilder b = ColumnBuilder.create(type, c.size());
-              for (int i = 0; i < c.size(); i++) {
-                b.appendObject(v);
-              }
-              last = b.build();
-            }
-            return last;
-          }
-        };
-      }
+      case LITERAL:
+        return new Literal(ExprResolver.value(e.getLiteral()), t);
       case CALL:
         return compileCall(e.getCall().getFunction(), e.getCall().getArgsList(), t, shared);
       default:
@@ -136,6 +120,38 @@ public abstract class ChunkExpr {
           "date_trunc", "to_char" -> new RowWise(fn, args, t);
       default -> throw new IllegalArgumentException("unknown function " + fn);
     };
+  }
+
+  /** A constant, as a column of the chunk's size (chunks of one size share it: columns are immutable). */
+  private static final class Literal extends ChunkExpr {
+    final Object value;
+    private Column last;
+
+    Literal(Object value, DataType t) {
+      super(t);
+      this.value = value;
+    }
+
+    /** Whether this is a number that compares as an integer ({@code INT}, {@code BIGINT}, {@code TIMESTAMP}). */
+    boolean isInteger() {
+      return value instanceof Number && (type == DataType.INT || type.isLongBacked());
+    }
+
+    boolean isDouble() {
+      return value instanceof Number && type == DataType.DOUBLE;
+    }
+
+    @Override
+    public Column eval(StreamChunk c) {
+      if (last == null || last.size() != c.size()) {
+        ColumnBuilder b = ColumnBuilder.create(type, c.size());
+        for (int i = 0; i < c.size(); i++) {
+          b.appendObject(value);
+        }
+        last = b.build();
+      }
+      return last;
+    }
   }
 
   private static ChunkExpr zero(DataType t) {
@@ -281,7 +297,40 @@ public abstract class ChunkExpr {
       this.b = b;
     }
 
+    /** The operator with its sides swapped: eq, ne, lt, le, gt, ge. */
+    private static final int[] MIRRORED = {0, 1, 4, 5, 2, 3};
+
+    /** {@code x op constant} without a column of the constant (the same rules as two columns). */
+    private static Column againstConstant(Column x, int op, Literal constant, int n) {
+      boolean[] out = new boolean[n];
+      if (x instanceof DoubleColumn || constant.isDouble()) {
+        double k = ((Number) constant.value).doubleValue();
+        if (x instanceof DoubleColumn d) {
+          double[] v = d.values();
+          for (int i = 0; i < n; i++) {
+            out[i] = test(op, compareDoubles(v[i], k));
+          }
+        } else {
+          long[] v = asLongs(x);
+          for (int i = 0; i < n; i++) {
+            out[i] = test(op, compareDoubles(v[i], k));
+          }
+        }
+      } else {
+        long k = ((Number) constant.value).longValue();
+        long[] v = asLongs(x);
+        for (int i = 0; i < n; i++) {
+          out[i] = test(op, Long.compare(v[i], k));
+        }
+      }
+      return new BoolColumn(out, n, nullsOf(x, n));
+    }
+
     private boolean test(int cmp) {
+      return test(op, cmp);
+    }
+
+    private static boolean test(int op, int cmp) {
       return switch (op) {
         case 0 -> cmp == 0;
         case 1 -> cmp != 0;
@@ -294,6 +343,12 @@ public abstract class ChunkExpr {
 
     @Override
     public Column eval(StreamChunk c) {
+      if (b instanceof Literal lit && (lit.isInteger() || lit.isDouble())) {
+        return againstConstant(a.eval(c), op, lit, c.size());
+      }
+      if (a instanceof Literal lit && (lit.isInteger() || lit.isDouble())) {
+        return againstConstant(b.eval(c), MIRRORED[op], lit, c.size()); // c op x is x op' c
+      }
       Column x = a.eval(c);
       Column y = b.eval(c);
       int n = c.size();
