@@ -6,14 +6,16 @@ import java.util.Arrays;
 
 /**
  * Appends values of one type and builds an immutable {@link Column}. Reusable: {@link #build()}
- * hands the arrays to the column and starts fresh ones, or, when they are less than half full,
- * gives the column a copy of their used part and keeps them. Thread-safety: confined to one thread.
+ * hands the arrays to the column and allocates fresh ones at the next append (a builder used once
+ * allocates no second set), or, when they are less than half full, gives the column a copy of their
+ * used part and keeps them. Thread-safety: confined to one thread.
  */
 public abstract sealed class ColumnBuilder
     permits ColumnBuilder.Longs, ColumnBuilder.Ints, ColumnBuilder.Doubles, ColumnBuilder.Bools, ColumnBuilder.Strings {
   protected int size;
   protected boolean[] nulls;
   protected int capacity;
+  private boolean handedOff; // the last build gave the arrays to its column: fresh ones come with the next append
 
   protected ColumnBuilder(int capacity) {
     this.capacity = Math.max(4, capacity);
@@ -34,6 +36,7 @@ public abstract sealed class ColumnBuilder
   }
 
   protected final void ensure() {
+    reclaim();
     if (size == capacity) {
       capacity = capacity * 2;
       grow(capacity);
@@ -44,6 +47,22 @@ public abstract sealed class ColumnBuilder
   }
 
   protected abstract void grow(int newCapacity);
+
+  /** Allocates empty arrays of {@code capacity} values (the previous ones belong to a built column). */
+  protected abstract void fresh(int capacity);
+
+  /** After {@link #build} handed the arrays over: the next append or build allocates fresh ones. */
+  protected final void handOff() {
+    handedOff = true;
+  }
+
+  /** Allocates fresh arrays if the last build handed the previous ones to its column. */
+  protected final void reclaim() {
+    if (handedOff) {
+      handedOff = false;
+      fresh(capacity);
+    }
+  }
 
   /**
    * Less than half full: {@code build()} then copies the values out and keeps its arrays, rather
@@ -123,13 +142,19 @@ public abstract sealed class ColumnBuilder
     }
 
     @Override
+    protected void fresh(int n) {
+      values = new long[n];
+    }
+
+    @Override
     public Column build() {
+      reclaim();
       Column c;
       if (isPartial()) {
         c = new LongColumn(type, Arrays.copyOf(values, size), size, takeNulls());
       } else {
         c = new LongColumn(type, values, size, takeNulls());
-        values = new long[capacity];
+        handOff();
       }
       size = 0;
       return c;
@@ -181,13 +206,19 @@ public abstract sealed class ColumnBuilder
     }
 
     @Override
+    protected void fresh(int n) {
+      values = new int[n];
+    }
+
+    @Override
     public Column build() {
+      reclaim();
       Column c;
       if (isPartial()) {
         c = new IntColumn(Arrays.copyOf(values, size), size, takeNulls());
       } else {
         c = new IntColumn(values, size, takeNulls());
-        values = new int[capacity];
+        handOff();
       }
       size = 0;
       return c;
@@ -239,13 +270,19 @@ public abstract sealed class ColumnBuilder
     }
 
     @Override
+    protected void fresh(int n) {
+      values = new double[n];
+    }
+
+    @Override
     public Column build() {
+      reclaim();
       Column c;
       if (isPartial()) {
         c = new DoubleColumn(Arrays.copyOf(values, size), size, takeNulls());
       } else {
         c = new DoubleColumn(values, size, takeNulls());
-        values = new double[capacity];
+        handOff();
       }
       size = 0;
       return c;
@@ -297,13 +334,19 @@ public abstract sealed class ColumnBuilder
     }
 
     @Override
+    protected void fresh(int n) {
+      values = new boolean[n];
+    }
+
+    @Override
     public Column build() {
+      reclaim();
       Column c;
       if (isPartial()) {
         c = new BoolColumn(Arrays.copyOf(values, size), size, takeNulls());
       } else {
         c = new BoolColumn(values, size, takeNulls());
-        values = new boolean[capacity];
+        handOff();
       }
       size = 0;
       return c;
@@ -315,6 +358,7 @@ public abstract sealed class ColumnBuilder
     private byte[] data;
     private int[] offsets;
     private int bytes;
+    private int handedBytes; // bytes of the column the last build handed the arrays to: the next data array's size
 
     Strings(int capacity) {
       super(capacity);
@@ -411,14 +455,21 @@ public abstract sealed class ColumnBuilder
     }
 
     @Override
+    protected void fresh(int n) {
+      data = new byte[Math.max(64, handedBytes)];
+      offsets = new int[n + 1];
+    }
+
+    @Override
     public Column build() {
+      reclaim();
       Column c;
       if (isPartial() && bytes * 2 < data.length) {
         c = new StringColumn(Arrays.copyOf(data, bytes), Arrays.copyOf(offsets, size + 1), size, takeNulls());
       } else {
         c = new StringColumn(data, offsets, size, takeNulls());
-        data = new byte[Math.max(64, bytes)];
-        offsets = new int[capacity + 1];
+        handedBytes = bytes;
+        handOff();
       }
       size = 0;
       bytes = 0;

@@ -70,9 +70,11 @@ class ColumnBuilderTest {
     ColumnBuilder b = ColumnBuilder.create(first.type(), first.capacity());
     first.values().forEach(b::appendObject);
     Column c1 = b.build();
+    Column empty = b.build(); // right after a build that may have handed its arrays over
     second.values().forEach(b::appendObject);
     Column c2 = b.build();
     assertThat(rows(c1)).isEqualTo(first.values());
+    assertThat(empty.size()).isZero();
     assertThat(rows(c2)).isEqualTo(second.values());
   }
 
