@@ -51,11 +51,6 @@ public abstract class ChunkExpr {
     return compileUnshared(e, shared);
   }
 
-  /** Compiles one expression; {@link SharedExprs} calls back to compile a shared call's node. */
-  interface Compiler {
-    ChunkExpr compile(Expr e);
-  }
-
   private static ChunkExpr compileUnshared(Expr e, SharedExprs shared) {
     DataType t = Types.of(e.getType());
     switch (e.getKindCase()) {
@@ -132,11 +127,12 @@ public abstract class ChunkExpr {
       this.value = value;
     }
 
-    /** Whether this is a number that compares as an integer ({@code INT}, {@code BIGINT}, {@code TIMESTAMP}). */
-    boolean isInteger() {
-      return value instanceof Number && (type == DataType.INT || type.isLongBacked());
+    /** Whether this is a non-null number (INT, BIGINT, TIMESTAMP or DOUBLE). */
+    boolean isNumber() {
+      return value instanceof Number;
     }
 
+    /** Whether this is a DOUBLE: compared with, an integer column compares as DOUBLE. */
     boolean isDouble() {
       return value instanceof Number && type == DataType.DOUBLE;
     }
@@ -290,11 +286,29 @@ public abstract class ChunkExpr {
     private final ChunkExpr a;
     private final ChunkExpr b;
 
+    /** A numeric literal side, or null; then {@link #variable} is the other side and {@link #constantOp} the operator with the constant on the right. */
+    private final Literal constant;
+    private final ChunkExpr variable;
+    private final int constantOp;
+
     Compare(String fn, ChunkExpr a, ChunkExpr b) {
       super(DataType.BOOLEAN);
       this.op = List.of("eq", "ne", "lt", "le", "gt", "ge").indexOf(fn);
       this.a = a;
       this.b = b;
+      if (b instanceof Literal lit && lit.isNumber()) {
+        constant = lit;
+        variable = a;
+        constantOp = op;
+      } else if (a instanceof Literal lit && lit.isNumber()) {
+        constant = lit;
+        variable = b;
+        constantOp = MIRRORED[op]; // c op x is x op' c
+      } else {
+        constant = null;
+        variable = null;
+        constantOp = -1;
+      }
     }
 
     /** The operator with its sides swapped: eq, ne, lt, le, gt, ge. */
@@ -343,11 +357,8 @@ public abstract class ChunkExpr {
 
     @Override
     public Column eval(StreamChunk c) {
-      if (b instanceof Literal lit && (lit.isInteger() || lit.isDouble())) {
-        return againstConstant(a.eval(c), op, lit, c.size());
-      }
-      if (a instanceof Literal lit && (lit.isInteger() || lit.isDouble())) {
-        return againstConstant(b.eval(c), MIRRORED[op], lit, c.size()); // c op x is x op' c
+      if (constant != null) {
+        return againstConstant(variable.eval(c), constantOp, constant, c.size());
       }
       Column x = a.eval(c);
       Column y = b.eval(c);

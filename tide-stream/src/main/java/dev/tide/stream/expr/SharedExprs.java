@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * The calls that occur more than once among the expressions of one actor's filters and projections
@@ -63,10 +64,10 @@ public final class SharedExprs {
   }
 
   /** The one compiled node of a repeated call, compiling it on first use. */
-  ChunkExpr shared(Expr e, ChunkExpr.Compiler compiler) {
+  ChunkExpr shared(Expr e, Function<Expr, ChunkExpr> compiler) {
     ChunkExpr c = compiled.get(e);
     if (c == null) {
-      c = new Shared(compiler.compile(e), inputRefs(e));
+      c = new Shared(compiler.apply(e), inputRefs(e));
       compiled.put(e, c);
     }
     return c;

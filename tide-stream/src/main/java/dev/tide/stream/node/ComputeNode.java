@@ -80,8 +80,14 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
 
   private final Object lock = new Object();
   private final Map<Long, Running> actors = new HashMap<>();
-  /** The fragment of every actor built here since the last reset, stopped ones too ({@link #waitReadable}). */
-  private final Map<Long, Integer> builtFragments = new HashMap<>();
+  /**
+   * Actors that stopped here, with their fragment and the epoch whose barrier stopped them, kept
+   * until a later epoch completes here ({@link #waitReadable} asks whether a dropped actor ran here;
+   * by then every actor of this node that could ask has passed that barrier and asked).
+   */
+  private final Map<Long, Stopped> stopped = new HashMap<>();
+
+  private record Stopped(int fragmentId, long epoch) {}
   /** Rows in of actors that stopped here, by (job, fragment) ({@link #fragmentRowsIn}). */
   private final Map<Long, Long> departedRowsIn = new HashMap<>();
   /**
@@ -288,7 +294,6 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
           t.setDaemon(true);
           Running r = new Running(a, t, inbox, info.getJobId(), info.getFragmentId());
           actors.put(info.getActorId(), r);
-          builtFragments.put(info.getActorId(), info.getFragmentId());
           started.add(r);
         }
       }
@@ -397,11 +402,12 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
         }
       }
       for (long dropped : update.getDroppedActorIdsList()) {
-        Integer fragment = builtFragments.get(dropped);
-        if (fragment == null) {
-          return null; // built elsewhere, maybe in this fragment
+        Running running = actors.get(dropped);
+        Stopped gone = stopped.get(dropped);
+        if (running == null && gone == null) {
+          return null; // it ran elsewhere, maybe in this fragment
         }
-        if (fragment == me.fragmentId()) {
+        if ((running != null ? running.fragmentId() : gone.fragmentId()) == me.fragmentId()) {
           peers.add(dropped);
         }
       }
@@ -426,6 +432,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       }
       if (stops) {
         actors.remove(actorId);
+        stopped.put(actorId, new Stopped(r.fragmentId(), barrier.currEpoch()));
         departedRowsIn.merge(fragmentKey(r.jobId(), r.fragmentId()), r.actor().rowsInTotal(), Long::sum);
       }
       Collection c = collecting.computeIfAbsent(barrier.currEpoch(), e -> new Collection());
@@ -482,7 +489,9 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   /** Hands completed epochs to the uploader, oldest first; under the lock so they stay in order. */
   private void completeReady() {
     while (!collecting.isEmpty() && collecting.firstEntry().getValue().complete()) {
-      Collection c = collecting.pollFirstEntry().getValue();
+      Map.Entry<Long, Collection> done = collecting.pollFirstEntry();
+      stopped.values().removeIf(s -> s.epoch() < done.getKey());
+      Collection c = done.getValue();
       complete(c.barrier, c.runId, generation, c.loads);
     }
   }
@@ -566,7 +575,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       generation++;
       failed = false;
       collecting.clear();
-      builtFragments.clear();
+      stopped.clear();
       lock.notifyAll(); // waitReadable
       stopping = new ArrayList<>(actors.values());
       for (Running r : stopping) {
