@@ -7,31 +7,80 @@ import java.util.Arrays;
  * An immutable batch of one state table's writes for one epoch: keys sorted ascending (unsigned)
  * and unique, each with a value or a tombstone.
  *
- * <p>Every key and value lives in one byte array, entry after entry in key order, so a batch is a
- * handful of objects however many entries it holds: the batches a node keeps until their epoch
- * commits cost the garbage collector next to nothing to trace or copy, and a sync reads them
- * sequentially. Build one with a {@link Builder}, {@link #ofSorted} or {@link WriteBuffer#freeze()}.
+ * <p>Every key and value is a slice of one byte array, so a batch is a handful of objects however
+ * many entries it holds: the batches a node keeps until their epoch commits cost the garbage
+ * collector next to nothing to trace or copy. A {@link Builder} lays entries out one after the
+ * other in key order (a sync reads them sequentially); {@link #ofSortedSlices} takes an array as its
+ * writer filled it (a memtable's arena), without a copy on the writer's thread. Build one with a
+ * {@link Builder}, {@link #ofSorted}, {@link #ofSortedSlices} or {@link WriteBuffer#freeze()}.
  *
  * <p>Thread-safety: immutable.
  */
 public final class SortedWriteBatch {
-  /** Estimated heap overhead per entry besides key and value bytes (three ints). */
-  static final int ENTRY_OVERHEAD_BYTES = 12;
+  /** Estimated heap overhead per entry besides key and value bytes (four ints). */
+  static final int ENTRY_OVERHEAD_BYTES = 16;
 
-  private static final SortedWriteBatch EMPTY = new SortedWriteBatch(new byte[0], new int[0], new int[0], new int[0], 0);
+  private static final SortedWriteBatch EMPTY = new SortedWriteBatch(new byte[0], new int[0], new int[0], new int[0], new int[0], 0);
 
-  private final byte[] bytes; // entry i: key at keyOffsets[i], its value right after it
+  private final byte[] bytes;
   private final int[] keyOffsets;
   private final int[] keyLengths;
+  private final int[] valueOffsets;
   private final int[] valueLengths; // -1 = tombstone
   private final int size;
 
-  private SortedWriteBatch(byte[] bytes, int[] keyOffsets, int[] keyLengths, int[] valueLengths, int size) {
+  private SortedWriteBatch(byte[] bytes, int[] keyOffsets, int[] keyLengths, int[] valueOffsets, int[] valueLengths, int size) {
     this.bytes = bytes;
     this.keyOffsets = keyOffsets;
     this.keyLengths = keyLengths;
+    this.valueOffsets = valueOffsets;
     this.valueLengths = valueLengths;
     this.size = size;
+  }
+
+  /**
+   * A batch of slices of {@code bytes}, which the caller hands over and must not change again: entry
+   * {@code i}'s key is {@code keyLengths[i]} bytes at {@code keyOffsets[i]}, its value {@code
+   * valueLengths[i]} bytes at {@code valueOffsets[i]} (-1: a tombstone). The keys must be ascending
+   * and unique: the caller's guarantee (its sort is tested), checked only with assertions on, since
+   * the check would touch every key on the caller's thread, which this constructor exists to spare.
+   * The arrays are not copied either.
+   *
+   * @throws IllegalArgumentException if a slice lies outside {@code bytes} or an array is shorter than {@code size}
+   */
+  public static SortedWriteBatch ofSortedSlices(byte[] bytes, int[] keyOffsets, int[] keyLengths, int[] valueOffsets,
+      int[] valueLengths, int size) {
+    if (size < 0 || keyOffsets.length < size || keyLengths.length < size || valueOffsets.length < size || valueLengths.length < size) {
+      throw new IllegalArgumentException("batch of " + size + " entries needs arrays of at least that length (got "
+          + keyOffsets.length + ", " + keyLengths.length + ", " + valueOffsets.length + ", " + valueLengths.length + ")");
+    }
+    if (size == 0) {
+      return EMPTY;
+    }
+    for (int i = 0; i < size; i++) {
+      if (!inside(bytes, keyOffsets[i], keyLengths[i]) || (valueLengths[i] != -1 && !inside(bytes, valueOffsets[i], valueLengths[i]))) {
+        throw new IllegalArgumentException("entry " + i + " of the batch lies outside its " + bytes.length + " bytes (key at "
+            + keyOffsets[i] + "+" + keyLengths[i] + ", value at " + valueOffsets[i] + "+" + valueLengths[i] + ")");
+      }
+    }
+    SortedWriteBatch batch = new SortedWriteBatch(bytes, keyOffsets, keyLengths, valueOffsets, valueLengths, size);
+    assert batch.sortedAndUnique() : "keys of " + batch + " are not ascending and unique";
+    return batch;
+  }
+
+  private static boolean inside(byte[] bytes, int offset, int length) {
+    return offset >= 0 && length >= 0 && offset <= bytes.length - length;
+  }
+
+  private boolean sortedAndUnique() {
+    for (int i = 1; i < size; i++) {
+      int a = keyOffsets[i - 1];
+      int b = keyOffsets[i];
+      if (Arrays.compareUnsigned(bytes, a, a + keyLengths[i - 1], bytes, b, b + keyLengths[i]) >= 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -42,6 +91,7 @@ public final class SortedWriteBatch {
     private byte[] bytes;
     private int[] keyOffsets;
     private int[] keyLengths;
+    private int[] valueOffsets;
     private int[] valueLengths;
     private int size;
     private int used;
@@ -52,6 +102,7 @@ public final class SortedWriteBatch {
       int n = Math.max(1, entries);
       this.keyOffsets = new int[n];
       this.keyLengths = new int[n];
+      this.valueOffsets = new int[n];
       this.valueLengths = new int[n];
     }
 
@@ -66,6 +117,7 @@ public final class SortedWriteBatch {
         int n = size * 2;
         keyOffsets = Arrays.copyOf(keyOffsets, n);
         keyLengths = Arrays.copyOf(keyLengths, n);
+        valueOffsets = Arrays.copyOf(valueOffsets, n);
         valueLengths = Arrays.copyOf(valueLengths, n);
       }
       if (bytes.length - used < keyLen + vLen) {
@@ -83,6 +135,7 @@ public final class SortedWriteBatch {
       keyOffsets[size] = used;
       keyLengths[size] = keyLen;
       used += keyLen;
+      valueOffsets[size] = used;
       if (value == null) {
         valueLengths[size] = -1;
       } else {
@@ -99,7 +152,7 @@ public final class SortedWriteBatch {
         return EMPTY;
       }
       byte[] b = used == bytes.length ? bytes : Arrays.copyOf(bytes, used);
-      SortedWriteBatch batch = new SortedWriteBatch(b, keyOffsets, keyLengths, valueLengths, size);
+      SortedWriteBatch batch = new SortedWriteBatch(b, keyOffsets, keyLengths, valueOffsets, valueLengths, size);
       bytes = null; // single use
       return batch;
     }
@@ -177,7 +230,7 @@ public final class SortedWriteBatch {
   }
 
   int valueOffset(int i) {
-    return keyOffsets[i] + keyLengths[i];
+    return valueOffsets[i];
   }
 
   /** Length of entry {@code i}'s value; 0 for a tombstone. */

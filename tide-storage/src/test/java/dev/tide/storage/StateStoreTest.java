@@ -90,6 +90,51 @@ class StateStoreTest {
     assertThat(frozen.isTombstone(2)).isTrue();
   }
 
+  /**
+   * A batch over slices laid out as a writer filled its array (values before keys, an overwritten
+   * value left behind, a tombstone with no value) reads like a built one, in memory and after a sync
+   * into a file; slices outside the array are refused.
+   */
+  @Test
+  void sliceBatchReadsAsWrittenBeforeAndAfterSync() {
+    byte[] a = key(1, 0, "a");
+    byte[] b = key(1, 0, "b");
+    byte[] c = key(1, 0, "c");
+    // layout: "old" | value of c | key c | key a | value of a | key b (a tombstone)
+    byte[] arena = new byte[3 + 2 + c.length + a.length + 2 + b.length];
+    int p = 3;
+    System.arraycopy(bytes("c1"), 0, arena, p, 2);
+    int cValue = p;
+    p += 2;
+    System.arraycopy(c, 0, arena, p, c.length);
+    int cKey = p;
+    p += c.length;
+    System.arraycopy(a, 0, arena, p, a.length);
+    int aKey = p;
+    p += a.length;
+    System.arraycopy(bytes("a1"), 0, arena, p, 2);
+    int aValue = p;
+    p += 2;
+    System.arraycopy(b, 0, arena, p, b.length);
+    int bKey = p;
+    SortedWriteBatch batch = SortedWriteBatch.ofSortedSlices(arena, new int[] {aKey, bKey, cKey}, new int[] {a.length, b.length, c.length},
+        new int[] {aValue, 0, cValue}, new int[] {2, -1, 2}, 3);
+    store.ingest(1, batch(b, "b0"));
+    store.ingest(2, batch);
+    assertThat(value(store, a)).isEqualTo("a1");
+    assertThat(value(store, b)).isNull();
+    assertThat(scanValues(store.scan(a, null))).containsExactly("a1", "c1");
+    checkpoint(store, 2);
+    assertThat(value(store, b)).isNull();
+    assertThat(scanValues(store.scan(a, null))).containsExactly("a1", "c1");
+
+    assertThatThrownBy(() -> SortedWriteBatch.ofSortedSlices(arena, new int[] {arena.length - 1}, new int[] {2}, new int[] {0},
+        new int[] {1}, 1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("entry 0").hasMessageContaining("outside");
+    assertThatThrownBy(() -> SortedWriteBatch.ofSortedSlices(arena, new int[] {0}, new int[] {1}, new int[] {0}, new int[] {1}, 2))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 entries");
+  }
+
   @Test
   void readsSeeIngestedThenCommittedData() {
     byte[] a = key(1, 0, "a");

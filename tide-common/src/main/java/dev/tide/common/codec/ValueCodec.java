@@ -66,6 +66,41 @@ public final class ValueCodec {
     return out;
   }
 
+  /**
+   * Writes the encoding of a row of fixed-width types (no VARCHAR) to {@code out}, exactly as {@link
+   * #encode(DataType[], Object[])} would, without allocating; returns its length. {@code out} must
+   * hold {@link #maxFixedLength} bytes.
+   *
+   * @throws IllegalArgumentException if a type is VARCHAR
+   */
+  public static int encodeFixed(DataType[] types, Object[] row, byte[] out) {
+    int p = 0;
+    for (int i = 0; i < types.length; i++) {
+      if (types[i] == DataType.VARCHAR) {
+        throw new IllegalArgumentException("column " + i + " of " + Arrays.toString(types)
+            + " is VARCHAR: encode rows with strings with encode(types, row)");
+      }
+      Object v = row[i];
+      if (v == null) {
+        out[p++] = 0;
+        continue;
+      }
+      out[p++] = 1;
+      switch (types[i]) {
+        case INT -> p = putInt(out, p, ((Number) v).intValue());
+        case BIGINT, TIMESTAMP -> p = putLong(out, p, ((Number) v).longValue());
+        case DOUBLE -> p = putLong(out, p, Double.doubleToLongBits(((Number) v).doubleValue()));
+        default -> out[p++] = (byte) ((Boolean) v ? 1 : 0);
+      }
+    }
+    return p;
+  }
+
+  /** The longest encoding of a row of fixed-width {@code types} ({@link #encodeFixed}): 9 bytes per column. */
+  public static int maxFixedLength(DataType[] types) {
+    return 9 * types.length;
+  }
+
   /** The length of the encoding of row {@code row} of the columns ({@link #encode(Column[], int, byte[])}). */
   public static int encodedLength(Column[] columns, int row) {
     // Class tests rather than Column.type(): a chunk's columns are of several classes, and a virtual

@@ -60,6 +60,21 @@ public final class VnodeHasher {
     return (int) (crc.getValue() % vnodeCount);
   }
 
+  /**
+   * Vnode of a key of integer values (INT, BIGINT or TIMESTAMP, none null) at {@code positions} of
+   * {@code values}: equal to {@link #vnode(Object[], int)} of those values boxed, without boxing.
+   */
+  public int vnode(long[] values, int[] positions, int vnodeCount) {
+    if (vnodeCount == 1) {
+      return 0;
+    }
+    crc.reset();
+    for (int p : positions) {
+      putLong(values[p]);
+    }
+    return (int) (crc.getValue() % vnodeCount);
+  }
+
   private void update(Column c, int i) {
     if (c.isNull(i)) {
       crc.update(0);

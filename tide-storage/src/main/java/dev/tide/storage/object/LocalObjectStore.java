@@ -51,15 +51,25 @@ public final class LocalObjectStore implements ObjectStore {
 
   @Override
   public void put(String path, byte[] bytes) {
+    put(path, List.of(ByteBuffer.wrap(bytes)));
+  }
+
+  @Override
+  public void put(String path, List<ByteBuffer> parts) {
     Path target = resolve(path);
     Path temp = null;
     try {
       Files.createDirectories(target.getParent());
       temp = Files.createTempFile(tmp, "put-", ".tmp");
       try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        while (buf.hasRemaining()) {
-          ch.write(buf);
+        ByteBuffer[] bufs = new ByteBuffer[parts.size()];
+        long left = 0;
+        for (int i = 0; i < bufs.length; i++) {
+          bufs[i] = parts.get(i).duplicate(); // the caller's positions stay
+          left += bufs[i].remaining();
+        }
+        while (left > 0) {
+          left -= ch.write(bufs);
         }
         ch.force(true);
       }

@@ -1,5 +1,6 @@
 package dev.tide.storage.object;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -14,6 +15,34 @@ import java.util.List;
 public interface ObjectStore {
   /** Stores {@code bytes} at {@code path}, atomically replacing any object there. */
   void put(String path, byte[] bytes);
+
+  /**
+   * Stores the concatenation of {@code parts} (their remaining bytes; the buffers' positions are not
+   * moved) at {@code path}, atomically replacing any object there: a large object without one array
+   * of its size. The default concatenates and calls {@link #put(String, byte[])}.
+   */
+  default void put(String path, List<ByteBuffer> parts) {
+    put(path, concat(parts));
+  }
+
+  /** The remaining bytes of {@code parts}, in one array. */
+  static byte[] concat(List<ByteBuffer> parts) {
+    long total = 0;
+    for (ByteBuffer p : parts) {
+      total += p.remaining();
+    }
+    if (total > Integer.MAX_VALUE - 8) {
+      throw new IllegalArgumentException("parts of " + total + " bytes do not fit one array; upload them as parts");
+    }
+    byte[] out = new byte[(int) total];
+    int at = 0;
+    for (ByteBuffer p : parts) {
+      int n = p.remaining();
+      p.duplicate().get(out, at, n);
+      at += n;
+    }
+    return out;
+  }
 
   /** The whole object at {@code path}. */
   byte[] get(String path);

@@ -1,15 +1,19 @@
 package dev.tide.storage.sst;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An append-only byte sequence in pages that grow with it (64 KiB up to 4 MiB), so it never copies
- * what it holds to grow; {@link #copyTo} assembles it once. Not thread-safe.
+ * An append-only byte sequence in pages that grow with it (64 KiB up to 256 KiB), so it never copies
+ * what it holds to grow, and no page is a humongous object for the G1 collector (half a region or
+ * more: regions are 1 MiB at least), which a large heap array is: allocated in old regions of its
+ * own, a file's worth of them per SST fragments the heap into full collections. {@link #parts}
+ * hands the pages out as they are. Not thread-safe.
  */
 final class PagedBytes {
   private static final int MIN_PAGE_BYTES = 64 << 10;
-  private static final int MAX_PAGE_BYTES = 4 << 20;
+  static final int MAX_PAGE_BYTES = 256 << 10;
 
   private final List<byte[]> pages = new ArrayList<>();
   private byte[] page;
@@ -36,15 +40,15 @@ final class PagedBytes {
     }
   }
 
-  /** Copies every byte to {@code dst[0, size)}. */
-  void copyTo(byte[] dst) {
+  /** The bytes, page by page (read-only views of the pages, no copy); do not append afterwards. */
+  List<ByteBuffer> parts() {
+    List<ByteBuffer> out = new ArrayList<>(pages.size());
     long left = size;
-    int at = 0;
     for (byte[] p : pages) {
       int n = (int) Math.min(p.length, left);
-      System.arraycopy(p, 0, dst, at, n);
-      at += n;
+      out.add(ByteBuffer.wrap(p, 0, n).asReadOnlyBuffer());
       left -= n;
     }
+    return out;
   }
 }

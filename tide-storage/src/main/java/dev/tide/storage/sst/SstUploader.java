@@ -81,7 +81,7 @@ public final class SstUploader {
     long id = ids.getAsLong();
     SstWriter.Built built = writer.finish(id, objectPath(objectPrefix, id));
     writer = null;
-    objects.put(built.info().getObjectPath(), built.bytes());
+    objects.put(built.info().getObjectPath(), built.parts());
     uploaded.add(built.info());
   }
 

@@ -3,6 +3,8 @@ package dev.tide.storage.sst;
 import com.google.protobuf.ByteString;
 import dev.tide.common.store.StoreKeys;
 import dev.tide.proto.store.SstInfo;
+import dev.tide.storage.object.ObjectStore;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -11,8 +13,8 @@ import java.util.List;
  * Builds one SST in memory from entries added in strictly increasing key order.
  *
  * <p>Blocks are cut once they reach the target size (an entry larger than the target gets a block
- * of its own). {@link #finish} appends index, bloom filter and footer and returns the file bytes
- * with the {@link SstInfo} describing them. Keys of at least four bytes contribute their table id
+ * of its own). {@link #finish} appends index, bloom filter and footer and returns the file's bytes
+ * (in pages, never one array of the whole file) with the {@link SstInfo} describing them. Keys of at least four bytes contribute their table id
  * to {@code table_ids}; shorter keys have none.
  *
  * <p>Thread-safety: confined to one thread. Single use: no entries may be added after finish.
@@ -21,8 +23,16 @@ public final class SstWriter {
   public static final int DEFAULT_BLOCK_TARGET_BYTES = 4096;
   public static final int DEFAULT_BLOOM_BITS_PER_KEY = 10;
 
-  /** An encoded SST and its metadata. */
-  public record Built(byte[] bytes, SstInfo info) {}
+  /**
+   * An encoded SST, in parts of at most {@value PagedBytes#MAX_PAGE_BYTES} bytes each (upload them
+   * with {@link dev.tide.storage.object.ObjectStore#put(String, List)}), and its metadata.
+   */
+  public record Built(List<ByteBuffer> parts, SstInfo info) {
+    /** The file as one array (a copy: for tests and tools; uploads take the parts). */
+    public byte[] bytes() {
+      return ObjectStore.concat(parts);
+    }
+  }
 
   private static final byte[] EMPTY = new byte[0];
 
@@ -247,9 +257,7 @@ public final class SstWriter {
     if (total > Integer.MAX_VALUE - 8) {
       throw new IllegalStateException("SST larger than 2 GiB; lower the target file size");
     }
-    byte[] bytes = new byte[(int) total];
-    file.copyTo(bytes);
-    System.arraycopy(out.array(), 0, bytes, (int) base, out.size());
+    file.append(out.array(), 0, out.size());
     SstInfo.Builder info = SstInfo.newBuilder()
         .setId(id)
         .setObjectPath(objectPath)
@@ -257,12 +265,12 @@ public final class SstWriter {
         .setLargestKey(ByteString.copyFrom(largestKey))
         .setMinEpoch(minEpoch)
         .setMaxEpoch(maxEpoch)
-        .setFileSize(bytes.length)
+        .setFileSize(total)
         .setKeyCount(count)
         .setTombstoneCount(tombstones);
     for (int t : tableIds) {
       info.addTableIds(t);
     }
-    return new Built(bytes, info.build());
+    return new Built(file.parts(), info.build());
   }
 }

@@ -177,6 +177,7 @@ public final class HashAggOp implements Operator {
     result = ctx.table(node.getResultTableId());
     if (windowKey < 0) {
       result.filterKeys(0); // with windows closing, every open group is in memory: no lookups to filter
+      result.writesOncePerEpoch(); // each changed group once, at the barrier, then the commit
     }
     minmax = new StateTable[calls.length];
     for (int c = 0; c < calls.length; c++) {
@@ -700,10 +701,10 @@ public final class HashAggOp implements Operator {
       clearCache(); // every open group of the new vnodes is loaded with the next row or watermark
       openWindows.clear();
       loaded = false;
-    } else {
+    } else if (!old.isSubsetOf(vnodes)) {
       // Entries of lost vnodes go now, so none is stale if the vnode comes back after another actor
-      // owned it; entries of kept vnodes stay valid.
-      cache.retainIf((k, g) -> result.owns(g.key));
+      // owned it; entries of kept vnodes stay valid (with none lost, all of them: nothing to look at).
+      cache.retainKeys(result::owns, result::ownsIntegers);
     }
   }
 

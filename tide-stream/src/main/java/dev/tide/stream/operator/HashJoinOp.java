@@ -420,11 +420,11 @@ public final class HashJoinOp implements Operator {
       cleanupIndexes.set(c, null); // rebuilt from the owned state at the next watermark
     }
     // Entries of lost vnodes go now, so none is stale if the vnode comes back after another actor
-    // owned it; entries of kept vnodes stay valid.
-    for (int s = 0; s < 2; s++) {
+    // owned it; entries of kept vnodes stay valid (with none lost, all of them: nothing to look at).
+    for (int s = 0; s < 2 && !old.isSubsetOf(vnodes); s++) {
       StateTable t = tables[s];
       DataType[] types = keyTypes[s];
-      caches.get(s).retainIf((k, rows) -> t.owns(prefixOf(types, k)));
+      caches.get(s).retainKeys(k -> t.owns(prefixOf(types, k)), t::ownsIntegers);
     }
   }
 

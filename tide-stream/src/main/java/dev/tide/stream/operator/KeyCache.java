@@ -1,18 +1,19 @@
 package dev.tide.stream.operator;
 
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 
 /**
  * An operator's bounded in-memory cache of state by key, in two generations: entries are put in
  * the young one, an entry found in the old one moves back to the young one, and {@link #age} (at a
- * barrier) drops the old generation and makes the young one old once the young one holds half the
- * bound, or whenever the {@link CacheBudget} the caches share is exceeded. So the keys used since
- * the last ageing stay, and the cache holds at most about the bound: unlike clearing everything
- * when full, the hot keys survive an eviction. The bound is what the whole budget holds of entries
+ * barrier) drops the old generation and makes the young one old once the cache holds the bound, or
+ * whenever the {@link CacheBudget} the caches share is exceeded. So the keys used since the last
+ * ageing stay, the cache holds at most about the bound, and a key set within the bound stays whole
+ * however its keys take turns (ageing at half the bound instead would drop, each time, keys of a
+ * uniformly used set that fits, only to read them again): unlike clearing everything when full,
+ * the hot keys survive an eviction. The bound is what the whole budget holds of entries
  * of {@code entryBytes}, the owner's estimate of one entry's heap (key, value and map slot).
  *
  * <p>Keys are either fixed-width longs ({@link LongKeyMap}, no boxing per row) or lists of boxed
@@ -101,11 +102,10 @@ final class KeyCache<V> {
     return young.size() + old.size() + (longKeys ? youngLongs.size() + oldLongs.size() : 0);
   }
 
-  /** Reports the cache's size to the budget and ages it if the young generation holds half the bound or the budget is exceeded. */
+  /** Reports the cache's size to the budget and ages it if it holds the bound or the budget is exceeded. */
   void age() {
     report();
-    int youngSize = young.size() + (longKeys ? youngLongs.size() : 0);
-    if (youngSize * 2 < bound && !budget.exceeded()) {
+    if (size() < bound && !budget.exceeded()) {
       return;
     }
     Map<List<Object>, V> dropped = old;
@@ -138,28 +138,17 @@ final class KeyCache<V> {
     reportedBytes = now;
   }
 
-  /** Keeps only the entries {@code keep} accepts; long keys are given to it boxed (as Longs). */
-  void retainIf(BiPredicate<Object[], V> keep) {
+  /**
+   * Keeps only the entries whose key the predicate of its kind accepts: boxed keys {@code keep},
+   * long keys {@code keepLongs} (given one array refilled per key, not to be kept).
+   */
+  void retainKeys(Predicate<Object[]> keep, Predicate<long[]> keepLongs) {
     for (Map<List<Object>, V> m : List.of(young, old)) {
-      for (Iterator<Map.Entry<List<Object>, V>> it = m.entrySet().iterator(); it.hasNext(); ) {
-        Map.Entry<List<Object>, V> e = it.next();
-        if (!keep.test(e.getKey().toArray(), e.getValue())) {
-          it.remove();
-        }
-      }
+      m.keySet().removeIf(k -> !keep.test(k.toArray()));
     }
     if (longKeys) {
-      BiPredicate<long[], V> keepLongs = (k, v) -> keep.test(boxed(k), v);
-      youngLongs.retainIf(keepLongs);
-      oldLongs.retainIf(keepLongs);
+      youngLongs.retainKeys(keepLongs);
+      oldLongs.retainKeys(keepLongs);
     }
-  }
-
-  private static Object[] boxed(long[] key) {
-    Object[] out = new Object[key.length];
-    for (int i = 0; i < key.length; i++) {
-      out[i] = key[i];
-    }
-    return out;
   }
 }

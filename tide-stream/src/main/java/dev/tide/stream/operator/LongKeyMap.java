@@ -89,9 +89,9 @@ final class LongKeyMap<V> {
     size = 0;
   }
 
-  /** Keeps only the entries {@code keep} accepts (it gets a copy of each key). */
+  /** Keeps only the entries whose key {@code keep} accepts (it gets one array, refilled for each key: it must not keep it). */
   @SuppressWarnings("unchecked")
-  void retainIf(java.util.function.BiPredicate<long[], V> keep) {
+  void retainKeys(java.util.function.Predicate<long[]> keep) {
     long[] oldKeys = keys;
     Object[] oldValues = values;
     keys = new long[oldKeys.length];
@@ -101,7 +101,7 @@ final class LongKeyMap<V> {
     for (int s = 0; s < oldValues.length; s++) {
       if (oldValues[s] != null) {
         System.arraycopy(oldKeys, s * width, key, 0, width);
-        if (keep.test(key.clone(), (V) oldValues[s])) {
+        if (keep.test(key)) {
           put(key, (V) oldValues[s]);
         }
       }

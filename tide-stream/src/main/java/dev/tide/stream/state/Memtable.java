@@ -11,16 +11,19 @@ import java.util.TreeMap;
  * pk}, with vnodes below the table's vnode count.
  *
  * <p>Writes go to a log (one entry per key, overwritten in place) with a hash index for point
- * reads. The log copies keys and values into one byte arena, reused from epoch to epoch, so the
- * writes of an epoch are not millions of small arrays the garbage collector must copy while they
- * wait for their barrier. A value overwritten by one of the same length is overwritten in place;
- * otherwise the new one is appended. Sorting is deferred: range reads catch a sorted index (a copy
- * of each key, mapped to its log entry, whose value is read when the range is) up with the log
- * entries written since the last range read, and {@link #drain} sorts the
- * log once per epoch — by vnode with a counting sort, then within each vnode by a merge sort that
- * costs one comparison per key when keys came in order (rising row ids) — and copies it, in key
- * order, into one batch. So a table that is never range-read (a materialized view, an
- * aggregation's result table) never pays for a sorted map.
+ * reads. The log copies keys and values into one byte arena per epoch, so the writes of an epoch
+ * are not millions of small arrays the garbage collector must copy while they wait for their
+ * barrier. A value overwritten by one of the same length is overwritten in place; otherwise the new
+ * one is appended. Sorting is deferred: range reads catch a sorted index (a copy of each key,
+ * mapped to its log entry, whose value is read when the range is) up with the log entries written
+ * since the last range read, and {@link #drain} sorts the log once per epoch — by vnode with a
+ * counting sort, then within each vnode by a merge sort that costs one comparison per key when keys
+ * came in order (rising row ids) — and hands the arena to the batch with the entries' offsets in
+ * key order, without copying a byte (the copy into files happens at the sync, on the uploader's
+ * thread), unless most of the arena is dead (overwritten values): then the live entries are copied
+ * into a batch of their own and the arena is reused. So a table that is never range-read (a
+ * materialized view, an aggregation's result table) never pays for a sorted map, and a table
+ * written once per key and epoch pays a sort of offsets at its barrier.
  *
  * <p>A key written first by {@link #putNew} (its writer vouches that the store holds no version of
  * it, e.g. a new row of an append-only input keyed by its row id) and deleted in the same epoch
@@ -34,20 +37,22 @@ final class Memtable {
   static final byte[] TOMBSTONE = new byte[0];
   private static final int TOMBSTONE_LENGTH = -1;
   private static final int DROPPED = -2;
-  /** An arena larger than this is not kept for the next epoch when that epoch used a quarter of it or less. */
-  private static final int KEEP_ARENA_BYTES = 1 << 20;
+  private static final int SUPERSEDED = -3; // an appended entry whose key was written again later
+  private static final int MIN_ARENA_BYTES = 4096;
 
   private final int vnodeCount;
-  private byte[] arena = new byte[4096];
+  private byte[] arena = new byte[MIN_ARENA_BYTES];
   private int arenaUsed;
   private int[] keyOffsets = new int[64];
   private int[] keyLengths = new int[64];
   private int[] valueOffsets = new int[64];
-  private int[] valueLengths = new int[64]; // TOMBSTONE_LENGTH, or DROPPED: deleted, and never in the store
+  private int[] valueLengths = new int[64]; // TOMBSTONE_LENGTH; DROPPED: deleted, and never in the store; SUPERSEDED
   private boolean[] unstored = new boolean[64]; // the store holds no version of the key (written first by putNew)
-  private int[] hashes = new int[64];
   private int size;
-  private int[] slots = new int[128]; // log index + 1; 0 = empty
+  // Open addressing, linear probing: hash << 32 | (log index + 1); 0 = empty. The hash in the slot
+  // lets a probe pass other keys without reading their log entries.
+  private long[] slots = new long[128];
+  private int indexedUpTo; // entries [0, indexedUpTo) are in the hash index; later ones were appended (keys may repeat)
   private TreeMap<byte[], Integer> sorted; // key -> log entry, of entries [0, sortedUpTo), for range reads; null until the first
   private int sortedUpTo;
 
@@ -77,17 +82,65 @@ final class Memtable {
     put(key, keyLength, hash, value, valueLength, true);
   }
 
+  /**
+   * As {@link #put(byte[], int, int, byte[], int)}, without a lookup in the hash index: the entry is
+   * appended to the log, and the index takes it in at the next point or range read (the log is then
+   * indexed, a later write of a key superseding the earlier one) or, if none comes, {@link #drain}
+   * keeps the last write of each key. For a writer that writes each key at most once between
+   * drains and reads none meanwhile (an aggregation's result table at its barrier): its writes
+   * skip a random access into an index of the epoch's keys. Another writer loses nothing but memory
+   * (every write of a key holds log and arena space until the next read or drain).
+   */
+  void append(byte[] key, int keyLength, byte[] value, int valueLength) {
+    addEntry(key, keyLength, value, valueLength, false);
+  }
+
+  /** Takes the appended entries into the hash index; an earlier entry of the same key is superseded. */
+  private void catchUp() {
+    for (; indexedUpTo < size; indexedUpTo++) {
+      int at = indexedUpTo;
+      int from = keyOffsets[at];
+      int hash = KeyHash.of(Arrays.copyOfRange(arena, from, from + keyLengths[at]), keyLengths[at]);
+      int mask = slots.length - 1;
+      int i = hash & mask;
+      for (long s; (s = slots[i]) != 0; i = (i + 1) & mask) {
+        int earlier = (int) s - 1;
+        if ((int) (s >>> 32) == hash && keyEquals(earlier, arena, from, keyLengths[at])) {
+          valueLengths[earlier] = SUPERSEDED;
+          break;
+        }
+      }
+      boolean found = slots[i] != 0;
+      slots[i] = (long) hash << 32 | (at + 1);
+      if (!found && (at + 1) * 2 > slots.length) {
+        rehash(slots.length * 2);
+      }
+    }
+  }
+
   private void put(byte[] key, int keyLength, int hash, byte[] value, int valueLength, boolean isNew) {
-    int h = hash;
+    if (indexedUpTo < size) {
+      catchUp();
+    }
     int mask = slots.length - 1;
-    int i = h & mask;
-    for (int s; (s = slots[i]) != 0; i = (i + 1) & mask) {
-      int at = s - 1;
-      if (hashes[at] == h && keyEquals(at, key, keyLength)) {
+    int i = hash & mask;
+    for (long s; (s = slots[i]) != 0; i = (i + 1) & mask) {
+      int at = (int) s - 1;
+      if ((int) (s >>> 32) == hash && keyEquals(at, key, keyLength)) {
         setValue(at, value, valueLength); // the sorted index maps the key to this entry already
         return;
       }
     }
+    addEntry(key, keyLength, value, valueLength, isNew);
+    slots[i] = (long) hash << 32 | size;
+    indexedUpTo = size;
+    if (size * 2 > slots.length) {
+      rehash(slots.length * 2);
+    }
+  }
+
+  /** Adds a log entry (not to the index). */
+  private void addEntry(byte[] key, int keyLength, byte[] value, int valueLength, boolean isNew) {
     if (size == keyOffsets.length) {
       int n = size * 2;
       keyOffsets = Arrays.copyOf(keyOffsets, n);
@@ -95,18 +148,13 @@ final class Memtable {
       valueOffsets = Arrays.copyOf(valueOffsets, n);
       valueLengths = Arrays.copyOf(valueLengths, n);
       unstored = Arrays.copyOf(unstored, n);
-      hashes = Arrays.copyOf(hashes, n);
     }
     keyOffsets[size] = append(key, keyLength);
     keyLengths[size] = keyLength;
     valueLengths[size] = TOMBSTONE_LENGTH;
     unstored[size] = isNew;
     setValue(size, value, valueLength);
-    hashes[size] = h;
-    slots[i] = ++size;
-    if (size * 2 > slots.length) {
-      rehash(slots.length * 2);
-    }
+    size++;
   }
 
   private void setValue(int at, byte[] value, int valueLength) {
@@ -137,8 +185,12 @@ final class Memtable {
   }
 
   private boolean keyEquals(int at, byte[] key, int keyLength) {
+    return keyEquals(at, key, 0, keyLength);
+  }
+
+  private boolean keyEquals(int at, byte[] key, int keyFrom, int keyLength) {
     int from = keyOffsets[at];
-    return Arrays.equals(arena, from, from + keyLengths[at], key, 0, keyLength);
+    return Arrays.equals(arena, from, from + keyLengths[at], key, keyFrom, keyFrom + keyLength);
   }
 
   private byte[] keyCopy(int at) {
@@ -163,11 +215,14 @@ final class Memtable {
 
   /** As {@link #get(byte[])} for the key {@code key[0, keyLength)}, whose {@link KeyHash} is {@code hash}. */
   byte[] get(byte[] key, int keyLength, int hash) {
-    int h = hash;
+    if (indexedUpTo < size) {
+      catchUp();
+    }
     int mask = slots.length - 1;
-    for (int i = h & mask, s; (s = slots[i]) != 0; i = (i + 1) & mask) {
-      int at = s - 1;
-      if (hashes[at] == h && keyEquals(at, key, keyLength)) {
+    int i = hash & mask;
+    for (long s; (s = slots[i]) != 0; i = (i + 1) & mask) {
+      int at = (int) s - 1;
+      if ((int) (s >>> 32) == hash && keyEquals(at, key, keyLength)) {
         return valueCopy(at);
       }
     }
@@ -183,10 +238,13 @@ final class Memtable {
    * log entry: {@link #valueAt} reads the value (as written last, so read it before writing again).
    */
   NavigableMap<byte[], Integer> range(byte[] from, byte[] to) {
+    if (indexedUpTo < size) {
+      catchUp();
+    }
     if (sorted == null) {
       sorted = new TreeMap<>(Arrays::compareUnsigned);
     }
-    for (; sortedUpTo < size; sortedUpTo++) {
+    for (; sortedUpTo < size; sortedUpTo++) { // a key written again maps to its later entry
       sorted.put(keyCopy(sortedUpTo), sortedUpTo);
     }
     return to == null ? sorted.tailMap(from, true) : sorted.subMap(from, true, to, false);
@@ -204,10 +262,8 @@ final class Memtable {
       starts[v + 1] += starts[v];
     }
     int[] next = Arrays.copyOf(starts, vnodeCount);
-    long bytes = 0;
     for (int i = 0; i < n; i++) {
       order[next[vnode(i)]++] = i;
-      bytes += keyLengths[i] + Math.max(0, valueLengths[i]);
     }
     int[] scratch = new int[n];
     long[] heads = new long[n];
@@ -217,35 +273,72 @@ final class Memtable {
     for (int v = 0; v < vnodeCount; v++) {
       sortStable(order, scratch, heads, starts[v], starts[v + 1]);
     }
-    SortedWriteBatch.Builder batch = new SortedWriteBatch.Builder(n, (int) bytes);
+    // The batch takes the arena as it is, with the entries' offsets in key order: the actor thread
+    // does not copy keys and values again (a sync reads them where they are, off this thread).
+    // Unless the arena is mostly dead bytes (values overwritten by longer ones, dropped keys, room
+    // to grow): then the live entries are copied out, so a batch waiting for its commit holds only them.
+    int[] bKeyOffsets = new int[n];
+    int[] bKeyLengths = new int[n];
+    int[] bValueOffsets = new int[n];
+    int[] bValueLengths = new int[n];
+    int entries = 0;
+    long liveBytes = 0;
+    boolean mayRepeat = indexedUpTo < size; // appended entries the index never took in
+    int previous = -1;
     for (int i = 0; i < n; i++) {
       int at = order[i];
       int len = valueLengths[at];
-      if (len == DROPPED) {
+      if (len == DROPPED || len == SUPERSEDED) {
         continue;
       }
-      batch.add(arena, keyOffsets[at], keyLengths[at], len < 0 ? null : arena, valueOffsets[at], Math.max(0, len));
+      if (mayRepeat && previous >= 0 && compare(heads, previous, at) == 0) {
+        entries--; // the same key again: the sort is stable, so this is the later write, which wins
+        liveBytes -= keyLengths[previous] + Math.max(0, valueLengths[previous]);
+      }
+      previous = at;
+      bKeyOffsets[entries] = keyOffsets[at];
+      bKeyLengths[entries] = keyLengths[at];
+      bValueOffsets[entries] = valueOffsets[at];
+      bValueLengths[entries] = len < 0 ? -1 : len;
+      liveBytes += keyLengths[at] + Math.max(0, len);
+      entries++;
     }
-    if (arena.length > KEEP_ARENA_BYTES && arenaUsed <= arena.length / 4) {
-      arena = new byte[KEEP_ARENA_BYTES];
+    SortedWriteBatch batch;
+    if (entries == 0) {
+      batch = SortedWriteBatch.empty();
+    } else if (liveBytes * 2 >= arena.length) {
+      batch = SortedWriteBatch.ofSortedSlices(arena, bKeyOffsets, bKeyLengths, bValueOffsets, bValueLengths, entries);
+      // The next epoch starts with room for what this one wrote, so a steady table does not grow its arena by copies.
+      arena = new byte[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(MIN_ARENA_BYTES, arenaUsed + (long) arenaUsed / 8))];
+    } else {
+      SortedWriteBatch.Builder copy = new SortedWriteBatch.Builder(entries, (int) liveBytes);
+      for (int i = 0; i < entries; i++) {
+        int len = bValueLengths[i];
+        copy.add(arena, bKeyOffsets[i], bKeyLengths[i], len < 0 ? null : arena, bValueOffsets[i], Math.max(0, len));
+      }
+      batch = copy.build(); // the arena stays for the next epoch
     }
     arenaUsed = 0;
     size = 0;
+    indexedUpTo = 0;
     Arrays.fill(slots, 0);
     sorted = null;
     sortedUpTo = 0;
-    return batch.build();
+    return batch;
   }
 
   private void rehash(int capacity) {
-    slots = new int[capacity];
+    long[] old = slots;
+    slots = new long[capacity];
     int mask = capacity - 1;
-    for (int at = 0; at < size; at++) {
-      int i = hashes[at] & mask;
-      while (slots[i] != 0) {
-        i = (i + 1) & mask;
+    for (long s : old) {
+      if (s != 0) {
+        int i = (int) (s >>> 32) & mask;
+        while (slots[i] != 0) {
+          i = (i + 1) & mask;
+        }
+        slots[i] = s;
       }
-      slots[i] = at + 1;
     }
   }
 

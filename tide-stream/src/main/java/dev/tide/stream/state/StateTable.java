@@ -63,9 +63,11 @@ public final class StateTable {
   private final StateStore store;
   private final VnodeHasher hasher = new VnodeHasher();
   private final KeyEncoder enc = new KeyEncoder();
-  /** The value of a row being written from a chunk, before the memtable copies it. */
-  private byte[] valueScratch = new byte[64];
+  /** The value of a row being written (from a chunk, or boxed without strings), before the memtable copies it. */
+  private byte[] valueScratch;
+  private final boolean fixedWidth; // no VARCHAR column: a boxed row encodes into valueScratch
   private final Memtable memtable;
+  private boolean writesOnce; // see writesOncePerEpoch
   private VnodeBitmap vnodes;
 
   // Key filter: null fingerprints = off. vnodeState is indexed by vnode.
@@ -93,6 +95,8 @@ public final class StateTable {
       }
     }
     this.vnodeCount = distKey.length == 0 ? 1 : vnodeCount;
+    this.fixedWidth = !Arrays.asList(types).contains(DataType.VARCHAR);
+    this.valueScratch = new byte[Math.max(64, fixedWidth ? ValueCodec.maxFixedLength(types) : 0)];
     this.memtable = new Memtable(this.vnodeCount);
     this.store = store;
     this.vnodes = vnodes;
@@ -141,6 +145,16 @@ public final class StateTable {
     filterPrefixColumns = prefixColumns;
   }
 
+  /**
+   * The owner's promise: between two commits it writes each key at most once and reads nothing of
+   * this table after its first write (an aggregation's result table, written at barriers only).
+   * Writes then skip the memtable's hash index ({@link Memtable#append}); a broken promise costs
+   * memory until the next read or commit, never a wrong result.
+   */
+  public void writesOncePerEpoch() {
+    writesOnce = true;
+  }
+
   /** Changes the owned vnodes (a reschedule); the memtable must be empty (call at a barrier, after commit). */
   public void updateVnodes(VnodeBitmap newVnodes) {
     if (!memtable.isEmpty()) {
@@ -170,6 +184,27 @@ public final class StateTable {
       }
     }
     return vnodeCount == 1 || distKey.length == 0 || vnodes.contains(vnodeOf(pkPrefix));
+  }
+
+  /**
+   * As {@link #owns(Object[])} for leading pk values given as longs (a cache's integer key): the
+   * distribution key's columns must be INT, BIGINT or TIMESTAMP and none null. Not boxed.
+   *
+   * @throws IllegalArgumentException if the prefix does not cover the distribution key or a column of it is not an integer
+   */
+  public boolean ownsIntegers(long[] pkPrefix) {
+    for (int p : distInPk) {
+      if (p >= pkPrefix.length) {
+        throw new IllegalArgumentException("table " + tableId + ": a key prefix of " + pkPrefix.length
+            + " values does not cover the distribution key (pk position " + p + ")");
+      }
+      DataType t = pkTypes[p];
+      if (t != DataType.INT && t != DataType.BIGINT && t != DataType.TIMESTAMP) {
+        throw new IllegalArgumentException("table " + tableId + ": distribution key column at pk position " + p + " is " + t
+            + ", not an integer: ask owns() with boxed values");
+      }
+    }
+    return vnodeCount == 1 || distKey.length == 0 || vnodes.contains(hasher.vnode(pkPrefix, distInPk, vnodeCount));
   }
 
   private int vnodeOf(Object[] pkValues) {
@@ -273,7 +308,9 @@ public final class StateTable {
   }
 
   private void write(byte[] key, int len, int hash, byte[] value, int valueLength, boolean isNew) {
-    if (isNew) {
+    if (writesOnce && !isNew) {
+      memtable.append(key, len, value, valueLength);
+    } else if (isNew) {
       memtable.putNew(key, len, hash, value, valueLength);
     } else {
       memtable.put(key, len, hash, value, valueLength);
@@ -307,8 +344,12 @@ public final class StateTable {
   /** Inserts or overwrites the row under its pk. */
   public void put(Object[] row) {
     encodeKeyInPlace(pkOf(row), pk.length);
-    byte[] value = ValueCodec.encode(types, row);
-    writeEncodedKey(value, value.length);
+    if (fixedWidth) {
+      writeEncodedKey(valueScratch, ValueCodec.encodeFixed(types, row, valueScratch));
+    } else {
+      byte[] value = ValueCodec.encode(types, row);
+      writeEncodedKey(value, value.length);
+    }
   }
 
   /**
@@ -318,8 +359,12 @@ public final class StateTable {
    */
   public void putExisting(Object[] row) {
     encodeKeyInPlace(pkOf(row), pk.length);
-    byte[] value = ValueCodec.encode(types, row);
-    writeExistingKey(value, value.length);
+    if (fixedWidth) {
+      writeExistingKey(valueScratch, ValueCodec.encodeFixed(types, row, valueScratch));
+    } else {
+      byte[] value = ValueCodec.encode(types, row);
+      writeExistingKey(value, value.length);
+    }
   }
 
   /** Writes {@link #enc}'s key, which the key filter holds already (see {@link #putExisting(Object[])}). */
@@ -329,7 +374,7 @@ public final class StateTable {
     }
     byte[] key = enc.buffer();
     int len = enc.length();
-    write(key, len, KeyHash.of(key, len), value, valueLength, false);
+    write(key, len, writesOnce ? 0 : KeyHash.of(key, len), value, valueLength, false); // appended writes need no hash
   }
 
   /**
@@ -348,7 +393,15 @@ public final class StateTable {
 
   public void deleteByPk(Object[] pkValues) {
     encodeKeyInPlace(pkValues, pk.length);
-    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE, 0);
+    deleteEncodedKey();
+  }
+
+  private void deleteEncodedKey() {
+    if (writesOnce) {
+      memtable.append(enc.buffer(), enc.length(), TOMBSTONE, 0);
+    } else {
+      memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE, 0);
+    }
   }
 
   /** The encoded start of the rows under {@code prefix}, or null if the key filter proves there are none. */
@@ -634,7 +687,7 @@ public final class StateTable {
   /** Deletes the row with row {@code row}'s primary key. */
   public void delete(StreamChunk chunk, int row, int vnode) {
     encodeKeyInPlace(chunk, row, vnode);
-    memtable.put(enc.buffer(), enc.length(), KeyHash.of(enc.buffer(), enc.length()), TOMBSTONE, 0);
+    deleteEncodedKey();
   }
 
   /** Every committed row of a table (all vnodes), ascending by key: for reading materialized views. */

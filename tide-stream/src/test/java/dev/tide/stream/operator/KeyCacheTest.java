@@ -30,6 +30,28 @@ class KeyCacheTest {
     assertThat(budget.heldBytes()).isEqualTo(300_000L * ENTRY);
   }
 
+  /** Keys used in turns (a third of them between barriers, as a saturated aggregation over uniform keys) that fit the bound all stay. */
+  @Test
+  void aSetWithinTheBoundStaysWholeWhenItsKeysTakeTurns() {
+    CacheBudget budget = new CacheBudget(100L << 20); // a bound of 1,048,576 entries of 100 bytes
+    KeyCache<String> c = new KeyCache<>(1, ENTRY, budget);
+    int keys = 900_000;
+    fill(c, 0, keys);
+    for (int barrier = 0; barrier < 9; barrier++) {
+      for (long k = barrier % 3; k < keys; k += 3) {
+        assertThat(c.get(new long[] {k})).as("key %d at barrier %d", k, barrier).isEqualTo("v" + k);
+      }
+      c.age();
+    }
+    assertThat(c.size()).isEqualTo(keys);
+    fill(c, keys, keys + 200_000); // past the bound: ages (everything becomes the old generation)
+    c.age();
+    assertThat(c.size()).isEqualTo(keys + 200_000);
+    assertThat(c.get(new long[] {keys + 1})).isEqualTo("v" + (keys + 1));
+    c.age(); // still past it: drops what was not used since
+    assertThat(c.size()).isEqualTo(1);
+  }
+
   @Test
   void whileTheSharedBudgetIsExceededEveryCacheThatAgesDropsWhatItDidNotUseAndClosingGivesItsShareBack() {
     CacheBudget budget = new CacheBudget(1_000_000); // 10,000 entries of 100 bytes

@@ -45,6 +45,37 @@ class StateTablePropertyTest {
     return new StateStore(new MemoryObjectStore(), new BlockCache(1 << 20), "state", ids::incrementAndGet);
   }
 
+  /**
+   * Ownership of a key given as longs (a cache's integer key) agrees with that of its boxed values,
+   * for INT and BIGINT distribution keys; a key whose distribution column is no integer is refused.
+   */
+  @Property(tries = 100)
+  void ownershipOfLongKeysAgreesWithBoxedKeys(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    java.util.BitSet bits = new java.util.BitSet(256);
+    for (int v = 0; v < 256; v++) {
+      bits.set(v, rnd.nextBoolean());
+    }
+    VnodeBitmap owned = VnodeBitmap.ofBits(256, bits);
+    TableCatalog ints = TableCatalog.newBuilder().setTableId(43).setName("i")
+        .addColumns(FieldProto.newBuilder().setName("a").setType(DataTypeProto.BIGINT))
+        .addColumns(FieldProto.newBuilder().setName("b").setType(DataTypeProto.INT))
+        .addPk(0).addPk(1).addDistKey(1).addDistKey(0).setVisibleColumns(2).build();
+    StateTable t = new StateTable(ints, store(), owned, 256);
+    for (int i = 0; i < 200; i++) {
+      long a = rnd.nextInt(3) == 0 ? rnd.nextLong() : rnd.nextInt(1000) - 500;
+      int b = rnd.nextInt(3) == 0 ? rnd.nextInt() : rnd.nextInt(100);
+      assertThat(t.ownsIntegers(new long[] {a, b})).as("seed " + seed + " key " + a + ", " + b).isEqualTo(t.owns(new Object[] {a, b}));
+    }
+    StateTable strings = new StateTable(TABLE, store(), owned, 256);
+    assertThat(strings.ownsIntegers(new long[] {5})).isEqualTo(strings.owns(new Object[] {5L}));
+    assertThatThrownBy(() -> strings.ownsIntegers(new long[0]))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not cover");
+    TableCatalog byString = TABLE.toBuilder().clearDistKey().addDistKey(1).build();
+    assertThatThrownBy(() -> new StateTable(byString, store(), owned, 256).ownsIntegers(new long[] {1, 2}))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("VARCHAR, not an integer");
+  }
+
   @Property(tries = 200)
   void readsMergeMemtableOverStoreLikeTheModel(@ForAll long seed) {
     Random rnd = new Random(seed);
