@@ -51,19 +51,29 @@ public final class ValueCodec {
         continue;
       }
       out[p++] = 1;
-      switch (types[i]) {
-        case INT -> p = putInt(out, p, ((Number) v).intValue());
-        case BIGINT, TIMESTAMP -> p = putLong(out, p, ((Number) v).longValue());
-        case DOUBLE -> p = putLong(out, p, Double.doubleToLongBits(((Number) v).doubleValue()));
-        case BOOLEAN -> out[p++] = (byte) ((Boolean) v ? 1 : 0);
-        case VARCHAR -> {
-          p = putInt(out, p, strings[i].length);
-          System.arraycopy(strings[i], 0, out, p, strings[i].length);
-          p += strings[i].length;
-        }
+      if (types[i] == DataType.VARCHAR) {
+        p = putInt(out, p, strings[i].length);
+        System.arraycopy(strings[i], 0, out, p, strings[i].length);
+        p += strings[i].length;
+      } else {
+        p = putFixed(out, p, types[i], v);
       }
     }
     return out;
+  }
+
+  /** Writes a non-null value of a fixed-width type at {@code p}; returns the position after it. */
+  private static int putFixed(byte[] out, int p, DataType type, Object v) {
+    return switch (type) {
+      case INT -> putInt(out, p, ((Number) v).intValue());
+      case BIGINT, TIMESTAMP -> putLong(out, p, ((Number) v).longValue());
+      case DOUBLE -> putLong(out, p, Double.doubleToLongBits(((Number) v).doubleValue()));
+      case BOOLEAN -> {
+        out[p] = (byte) ((Boolean) v ? 1 : 0);
+        yield p + 1;
+      }
+      case VARCHAR -> throw new IllegalArgumentException("VARCHAR is not of a fixed width");
+    };
   }
 
   /**
@@ -86,12 +96,7 @@ public final class ValueCodec {
         continue;
       }
       out[p++] = 1;
-      switch (types[i]) {
-        case INT -> p = putInt(out, p, ((Number) v).intValue());
-        case BIGINT, TIMESTAMP -> p = putLong(out, p, ((Number) v).longValue());
-        case DOUBLE -> p = putLong(out, p, Double.doubleToLongBits(((Number) v).doubleValue()));
-        default -> out[p++] = (byte) ((Boolean) v ? 1 : 0);
-      }
+      p = putFixed(out, p, types[i], v);
     }
     return p;
   }
