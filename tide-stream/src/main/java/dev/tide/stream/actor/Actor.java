@@ -21,7 +21,12 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Barrier alignment: after an input channel delivers a barrier it is not read again until every
  * input has delivered the same barrier. Then operators see {@code onBarrier} leaves first, the
- * barrier goes to every dispatcher, and the node's {@link BarrierListener} is told.
+ * barrier goes to every dispatcher, and the node's {@link BarrierListener} is told. An operator
+ * that every input reaches may hold an ordinary barrier ({@link Operator#beginBarrier}: an
+ * aggregation writing millions of changed groups): the actor then reads the next epoch's input
+ * into it and gives it a slice of the held work after each input (all of it when the next barrier
+ * is aligned), and passes the barrier on from there once the work is done. The operators above see
+ * nothing of the next epoch before the barrier, as every input reaches them through the holder.
  *
  * <p>Reschedules (an Update barrier naming this actor) follow spec online-scaling 9: dispatchers add
  * new outputs before forwarding the barrier and switch to the new outputs and mapping right after;
@@ -122,6 +127,11 @@ public final class Actor implements Runnable {
   private boolean[] blocked;
   private int blockedCount;
   private Barrier pending;
+  /** Per node: every input of the actor reaches it (it may hold a barrier: see Operator#beginBarrier). */
+  private final boolean[] mayHold;
+  /** A barrier an operator holds (its work goes on between inputs), and that operator's node; null: none. */
+  private Barrier held;
+  private int heldNode;
   private int roundRobin;
   private Input deliveredInput;
   /** The watermark each merge was last handed, keyed {@code leaf << 32 | column}. */
@@ -183,6 +193,31 @@ public final class Actor implements Runnable {
       }
     }
     this.blocked = new boolean[inputs.size()];
+    this.mayHold = new boolean[nodes.size()];
+    if (sourceLeaf < 0) {
+      boolean[] isParent = new boolean[nodes.size()];
+      for (Node n : nodes) {
+        if (n.parent() >= 0) {
+          isParent[n.parent()] = true;
+        }
+      }
+      for (int i = 0; i < nodes.size(); i++) {
+        boolean all = true;
+        for (int leaf = 0; leaf < nodes.size(); leaf++) {
+          all &= isParent[leaf] || isAncestorOrSelf(i, leaf);
+        }
+        mayHold[i] = all;
+      }
+    }
+  }
+
+  private boolean isAncestorOrSelf(int node, int of) {
+    for (int n = of; n >= 0; n = nodes.get(n).parent()) {
+      if (n == node) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Rows read from inputs since the actor started (a source actor: rows its source produced); any thread may call. */
@@ -312,21 +347,57 @@ public final class Actor implements Runnable {
 
   private void runMerge() throws InterruptedException {
     while (!stopping) {
-      Object m = nextInput();
-      if (m instanceof StreamChunk c) {
+      Object m = nextInput(held == null);
+      if (m == null) { // a barrier is held and no input waits: the held work goes on
+        if (continueHeld(false)) {
+          return;
+        }
+      } else if (m instanceof StreamChunk c) {
         int leaf = deliveredInput.leaf;
         meter.rowsIn(c.cardinality()); // a chunk shared by several downstream actors shows each only its rows
         nodes.get(leaf).operator().process(0, c, emitters[leaf]);
+        if (held != null && continueHeld(false)) {
+          return;
+        }
       } else if (m instanceof Watermark w) {
         alignWatermark(deliveredInput, w);
-      } else if (onBarrier((Barrier) m)) {
-        return;
+      } else {
+        if (held != null && continueHeld(true)) { // the next barrier: the held one completes first
+          return;
+        }
+        if (onBarrier((Barrier) m, 0)) {
+          return;
+        }
       }
     }
   }
 
-  /** The next chunk or watermark (its input in {@link #deliveredInput}) or the next aligned barrier. */
-  private Object nextInput() throws InterruptedException {
+  /**
+   * A slice (or, with {@code all}, the rest) of the held barrier's work; once it is done, the
+   * barrier goes on from the operator above the one that held it. Returns true if the actor must end.
+   */
+  private boolean continueHeld(boolean all) throws InterruptedException {
+    int i = heldNode;
+    if (!nodes.get(i).operator().continueBarrier(emitters[i], all)) {
+      if (!all) {
+        return false;
+      }
+      throw new IllegalStateException("actor " + actorId + ": node " + i + " did not finish its barrier when asked for all of it");
+    }
+    Barrier b = held;
+    held = null;
+    boolean end = onBarrier(b, i + 1);
+    if (all && held != null) { // an operator above held it in turn: it completes too
+      return continueHeld(true);
+    }
+    return end;
+  }
+
+  /**
+   * The next chunk or watermark (its input in {@link #deliveredInput}) or the next aligned barrier;
+   * without {@code block}, null when none is there yet.
+   */
+  private Object nextInput(boolean block) throws InterruptedException {
     while (true) {
       int n = inputs.size();
       boolean any = false;
@@ -367,6 +438,9 @@ public final class Actor implements Runnable {
         return m;
       }
       if (!any) {
+        if (!block) {
+          return null;
+        }
         long t0 = System.nanoTime();
         LockSupport.park(this);
         meter.idle(System.nanoTime() - t0);
@@ -400,8 +474,28 @@ public final class Actor implements Runnable {
 
   /** Passes a barrier through the operators and on; returns true if the actor must end. */
   private boolean onBarrier(Barrier b) throws InterruptedException {
-    for (int i = 0; i < nodes.size(); i++) {
-      nodes.get(i).operator().onBarrier(b, emitters[i]);
+    return onBarrier(b, 0);
+  }
+
+  /**
+   * Passes a barrier through the operators from node {@code from} on, and then on to the
+   * dispatchers; returns true if the actor must end. An operator that every input reaches may hold
+   * an ordinary barrier (no mutation, not the actor's first): the rest waits until its work is done
+   * ({@link #continueHeld}), and the actor reads the next epoch's input meanwhile.
+   */
+  private boolean onBarrier(Barrier b, int from) throws InterruptedException {
+    boolean holdable = sawBarrier && b.mutation() == null;
+    for (int i = from; i < nodes.size(); i++) {
+      Operator op = nodes.get(i).operator();
+      if (holdable && mayHold[i]) {
+        if (op.beginBarrier(b, emitters[i])) {
+          held = b;
+          heldNode = i;
+          return false;
+        }
+      } else {
+        op.onBarrier(b, emitters[i]);
+      }
     }
     ActorInfo update = b.updateFor(actorId);
     List<Dispatcher> next = new ArrayList<>();

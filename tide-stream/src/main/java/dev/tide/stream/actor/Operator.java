@@ -18,6 +18,27 @@ public interface Operator {
   default void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {}
 
   /**
+   * As {@link #onBarrier}, but the operator may keep part of the barrier's work for later: it
+   * returns true if it did, and the actor then feeds it the next epoch's input, calls {@link
+   * #continueBarrier} between inputs until that returns true, and only then passes the barrier to
+   * the operators above and on. So a barrier whose work is large does not stop the input. The actor
+   * offers this only to an operator every input of the actor reaches (the operators above it see
+   * nothing of the next epoch but through it) and never for a barrier with a mutation or the
+   * actor's first. While it holds a barrier, the operator must emit everything of the barrier's
+   * epoch before anything of the next, and hand its writes of the barrier's epoch to the store
+   * under that epoch when it is done.
+   */
+  default boolean beginBarrier(Barrier barrier, Emitter out) throws InterruptedException {
+    onBarrier(barrier, out);
+    return false;
+  }
+
+  /** A slice of a held barrier's work ({@code all}: all that is left); true once the barrier's work is done. */
+  default boolean continueBarrier(Emitter out, boolean all) throws InterruptedException {
+    return true;
+  }
+
+  /**
    * The least watermark of input {@code side} rose (see {@link Watermark}). The default drops it,
    * which is always safe: operators downstream then keep their state longer. An operator that passes
    * it on maps it to the output column that carries the same values.

@@ -36,6 +36,12 @@ import java.util.TreeMap;
  * keeps the multiset of its values the same way over any input; its count, in the state row,
  * changes when a value's multiplicity leaves or reaches zero.
  *
+ * <p>Held barriers ({@link #beginBarrier}): emitting at barriers and without multisets, the
+ * aggregation seals the epoch's changed groups at the barrier and writes and emits them in slices
+ * while the actor feeds it the next epoch; a row for a sealed group flushes that group first. Its
+ * output of an epoch is the same set of changes as when it flushes at the barrier, in another order
+ * (a key changes at most once per epoch). Reschedules and other barriers with a mutation flush at once.
+ *
  * <p>Cache: groups live in memory ({@link KeyCache}, two generations, bounded by the heap budget
  * all operators' caches share, {@link ActorContext#cacheBudget()}); groups not touched for a
  * while are evicted at barriers, when every group is clean (state is in the store, so eviction is
@@ -74,13 +80,20 @@ public final class HashAggOp implements Operator {
   private final KeyCache<Group> cache;
   private final boolean integerKeys; // every key column is an integer: non-null keys are found by their longs
   private final long[] probe;
-  private final List<Group> dirty = new ArrayList<>();
+  private List<Group> dirty = new ArrayList<>();
   private final ChunkBuilder builder;
   private final int stateWidth; // group key and state columns of a result-table row
   private final int windowKey; // position in groupKeys of the window that closes groups; -1: emit at barriers
   private final NavigableMap<Long, List<Group>> openWindows = new TreeMap<>();
   private long closedBelow = Long.MIN_VALUE;
   private boolean loaded;
+  /** Groups flushed per slice of a held barrier (see {@link #beginBarrier}). */
+  static final int FLUSH_SLICE = 8192;
+  private final int flushSlice;
+  private int generation; // of the groups changing now; a held barrier seals the one before
+  private List<Group> sealed; // the held barrier's changed groups (null: no barrier held), flushed from sealedAt on
+  private int sealedAt;
+  private Barrier sealedBarrier;
 
   /** Running state of one group. */
   private final class Group {
@@ -98,6 +111,7 @@ public final class HashAggOp implements Operator {
     Object[] lastOutput; // while dirty, emitting at barriers: the row emitted last (null: none yet)
     boolean emitted; // emitting at barriers: a row of the group was emitted (or it was loaded from state)
     boolean isDirty;
+    int generation; // while dirty: the generation it changed in (an older one: sealed at a held barrier, not yet flushed)
     boolean closed; // emitted at its window's close; its state is deleted
     boolean stored; // windows closing: its state row was written at a barrier or loaded (else there is none to delete)
 
@@ -118,6 +132,15 @@ public final class HashAggOp implements Operator {
   private final Shape shape;
 
   public HashAggOp(HashAggNode node, DataType[] inputTypes, ActorContext ctx) {
+    this(node, inputTypes, ctx, FLUSH_SLICE);
+  }
+
+  /** With {@code flushSlice} groups flushed per slice of a held barrier (tests use small slices). */
+  HashAggOp(HashAggNode node, DataType[] inputTypes, ActorContext ctx, int flushSlice) {
+    if (flushSlice < 1) {
+      throw new IllegalArgumentException("flush slice must be at least one group, got " + flushSlice);
+    }
+    this.flushSlice = flushSlice;
     this.node = node;
     this.appendOnlyInput = node.getAppendOnlyInput();
     this.partialInput = node.getPartialInput();
@@ -198,7 +221,7 @@ public final class HashAggOp implements Operator {
       loadOpenWindows(out);
     }
     if (partialInput) {
-      processPartial(chunk);
+      processPartial(chunk, out);
       return;
     }
     int n = chunk.size();
@@ -219,7 +242,7 @@ public final class HashAggOp implements Operator {
         throw new IllegalStateException("aggregation over an append-only input received a " + Op.of(chunk.op(i))
             + ": the plan's append-only derivation is wrong for this input");
       }
-      Group g = group(keyColumns, i);
+      Group g = live(group(keyColumns, i), out);
       touch(g);
       g.rowCount += sign;
       for (int c = 0; c < calls.length; c++) {
@@ -229,7 +252,7 @@ public final class HashAggOp implements Operator {
   }
 
   /** Adds each row's partial states (a {@link LocalAggOp} row) to its group. */
-  private void processPartial(StreamChunk chunk) {
+  private void processPartial(StreamChunk chunk, Emitter out) throws InterruptedException {
     Column[] keyColumns = new Column[groupKeys.length];
     for (int k = 0; k < keyColumns.length; k++) {
       keyColumns[k] = chunk.column(groupKeys[k]);
@@ -253,7 +276,7 @@ public final class HashAggOp implements Operator {
         throw new IllegalStateException("aggregation over an append-only input received partial states retracting " + (-rows)
             + " rows: the plan's append-only derivation is wrong for this input");
       }
-      Group g = group(keyColumns, i);
+      Group g = live(group(keyColumns, i), out);
       touch(g);
       g.rowCount += rows;
       for (int c = 0; c < calls.length; c++) {
@@ -590,6 +613,7 @@ public final class HashAggOp implements Operator {
   private void touch(Group g) {
     if (!g.isDirty) {
       g.isDirty = true;
+      g.generation = generation;
       dirty.add(g);
       if (windowKey < 0 && g.emitted) {
         g.lastOutput = output(g);
@@ -629,11 +653,74 @@ public final class HashAggOp implements Operator {
     return s;
   }
 
+  /**
+   * A group as the next epoch may change it: one changed in the epoch of a held barrier and not
+   * flushed yet is flushed first (its output and state belong to that epoch); one that flush
+   * deleted starts again from nothing, under a new object in the cache.
+   */
+  private Group live(Group g, Emitter out) throws InterruptedException {
+    if (!g.isDirty || g.generation == generation) {
+      return g;
+    }
+    if (!flushGroup(g, out)) {
+      return g;
+    }
+    Group fresh = new Group(g.key);
+    remember(fresh);
+    return fresh;
+  }
+
+  /**
+   * Emits a changed group's change and writes its state (emitting at barriers); returns true if its
+   * row count reached zero and it was deleted (and forgotten).
+   */
+  private boolean flushGroup(Group g, Emitter out) throws InterruptedException {
+    g.isDirty = false;
+    flushMultisets(g);
+    for (int c = 0; g.staleExtreme != null && c < calls.length; c++) {
+      if (g.staleExtreme[c]) {
+        Object[] row = kinds[c] == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
+        g.extremes[c] = row == null ? null : row[g.key.length];
+        g.staleExtreme[c] = false;
+      }
+    }
+    if (g.rowCount <= 0) {
+      if (g.rowCount < 0) {
+        throw new IllegalStateException("group " + Arrays.toString(g.key) + " has negative row count " + g.rowCount
+            + ": a retraction without its insert");
+      }
+      if (g.lastOutput != null) {
+        emit(out, Op.DELETE, g.lastOutput);
+      }
+      result.deleteByPk(g.key);
+      forget(g);
+      return true;
+    }
+    Object[] now = output(g);
+    if (g.lastOutput == null) {
+      emit(out, Op.INSERT, now);
+    } else if (!Arrays.equals(now, g.lastOutput)) {
+      emit(out, Op.UPDATE_DELETE, g.lastOutput);
+      emit(out, Op.UPDATE_INSERT, now);
+    }
+    g.lastOutput = null;
+    if (g.emitted) {
+      result.putExisting(stateRow(g)); // loaded from state or written at an earlier barrier
+    } else {
+      g.emitted = true;
+      result.put(stateRow(g));
+    }
+    return false;
+  }
+
   @Override
   public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
+    if (sealed != null) {
+      continueBarrier(out, true);
+    }
     for (Group g : dirty) {
-      g.isDirty = false;
       if (windowKey >= 0) {
+        g.isDirty = false;
         if (!g.closed) {
           flushMultisets(g);
           result.put(stateRow(g)); // emitted when its window closes
@@ -641,42 +728,59 @@ public final class HashAggOp implements Operator {
         }
         continue;
       }
-      flushMultisets(g);
-      for (int c = 0; g.staleExtreme != null && c < calls.length; c++) {
-        if (g.staleExtreme[c]) {
-          Object[] row = kinds[c] == AggKind.MIN ? minmax[c].firstInPrefix(g.key) : minmax[c].lastInPrefix(g.key);
-          g.extremes[c] = row == null ? null : row[g.key.length];
-          g.staleExtreme[c] = false;
-        }
-      }
-      if (g.rowCount <= 0) {
-        if (g.rowCount < 0) {
-          throw new IllegalStateException("group " + Arrays.toString(g.key) + " has negative row count " + g.rowCount
-              + ": a retraction without its insert");
-        }
-        if (g.lastOutput != null) {
-          emit(out, Op.DELETE, g.lastOutput);
-        }
-        result.deleteByPk(g.key);
-        forget(g);
-        continue;
-      }
-      Object[] now = output(g);
-      if (g.lastOutput == null) {
-        emit(out, Op.INSERT, now);
-      } else if (!Arrays.equals(now, g.lastOutput)) {
-        emit(out, Op.UPDATE_DELETE, g.lastOutput);
-        emit(out, Op.UPDATE_INSERT, now);
-      }
-      g.lastOutput = null;
-      if (g.emitted) {
-        result.putExisting(stateRow(g)); // loaded from state or written at an earlier barrier
-      } else {
-        g.emitted = true;
-        result.put(stateRow(g));
-      }
+      flushGroup(g, out);
     }
     dirty.clear();
+    finishBarrier(barrier, out);
+  }
+
+  /**
+   * Emitting at barriers, without multisets: seals the epoch's changed groups and flushes them over
+   * the next inputs ({@link #continueBarrier}, {@value #FLUSH_SLICE} a slice), so a barrier that
+   * changed millions of groups does not stop the input for the time it takes to write them. A row
+   * of the next epoch for a sealed group flushes that group first ({@link #live}). Cache eviction
+   * waits for the end of the flush; it never evicts a group changed since (such a group was used
+   * since the last ageing, so it is in the young generation).
+   */
+  @Override
+  public boolean beginBarrier(Barrier barrier, Emitter out) throws InterruptedException {
+    if (windowKey >= 0 || shape.multisets || sealed != null) {
+      onBarrier(barrier, out);
+      return false;
+    }
+    sealed = dirty;
+    dirty = new ArrayList<>();
+    sealedAt = 0;
+    sealedBarrier = barrier;
+    generation++;
+    return !continueBarrier(out, false);
+  }
+
+  @Override
+  public boolean continueBarrier(Emitter out, boolean all) throws InterruptedException {
+    if (sealed == null) {
+      return true;
+    }
+    int sealedGeneration = generation - 1;
+    int end = all ? sealed.size() : Math.min(sealed.size(), sealedAt + flushSlice);
+    for (; sealedAt < end; sealedAt++) {
+      Group g = sealed.get(sealedAt);
+      if (g.isDirty && g.generation == sealedGeneration) { // else flushed already, when a row of the next epoch came
+        flushGroup(g, out);
+      }
+    }
+    if (sealedAt < sealed.size()) {
+      return false;
+    }
+    Barrier b = sealedBarrier;
+    sealed = null;
+    sealedBarrier = null;
+    finishBarrier(b, out);
+    return true;
+  }
+
+  /** Emits what is left of the barrier's output, hands the epoch's writes to the store and ages the cache. */
+  private void finishBarrier(Barrier barrier, Emitter out) throws InterruptedException {
     out.emitIfAny(builder.take());
     result.commit(barrier.prevEpoch());
     for (StateTable t : minmax) {
@@ -685,7 +789,7 @@ public final class HashAggOp implements Operator {
       }
     }
     if (windowKey < 0) {
-      cache.age(); // every group is clean now: evicting one is safe
+      cache.age(); // every group of the barrier's epoch is clean now: evicting one is safe
     }
   }
 

@@ -146,10 +146,11 @@ public final class StateTable {
   }
 
   /**
-   * The owner's promise: between two commits it writes each key at most once and reads nothing of
-   * this table after its first write (an aggregation's result table, written at barriers only).
-   * Writes then skip the memtable's hash index ({@link Memtable#append}); a broken promise costs
-   * memory until the next read or commit, never a wrong result.
+   * The owner's promise: between two commits it writes each key at most once and seldom reads this
+   * table after its first write (an aggregation's result table, written at barriers, read only for
+   * groups not in its cache). Writes then skip the memtable's hash index ({@link Memtable#append});
+   * a read indexes what was appended since the last one, and a broken promise costs memory until
+   * the next read or commit, never a wrong result.
    */
   public void writesOncePerEpoch() {
     writesOnce = true;

@@ -1,15 +1,12 @@
 package dev.tide.stream.actor;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.tide.common.hash.VnodeBitmap;
 import dev.tide.common.time.ManualClock;
-import dev.tide.proto.stream.DispatcherInfo;
 import dev.tide.proto.stream.Mutation;
 import dev.tide.proto.stream.Update;
 import dev.tide.stream.operator.MergeOp;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,35 +29,8 @@ class ActorWatermarkTest {
   private Thread thread;
 
   private void start() {
-    Actor.BarrierListener listener = new Actor.BarrierListener() {
-      @Override
-      public void collected(long actorId, Barrier barrier, ActorLoad load) {}
-
-      @Override
-      public void sourceEnded(long actorId) {}
-
-      @Override
-      public void failed(long actorId, Throwable error) {
-        failures.add(error);
-      }
-    };
-    Actor.Wiring wiring = new Actor.Wiring() {
-      @Override
-      public Channel input(long upActor, long downActor) {
-        throw new AssertionError("no rewiring in this test");
-      }
-
-      @Override
-      public Dispatcher dispatcher(long actorId, DispatcherInfo info) {
-        throw new AssertionError("no rewiring in this test");
-      }
-
-      @Override
-      public void release(long upActor, long downActor) {}
-
-      @Override
-      public void waitReadable(long actorId, Barrier barrier) {}
-    };
+    Actor.BarrierListener listener = TestActors.recordingFailures(failures);
+    Actor.Wiring wiring = TestActors.noRewiring();
     List<Actor.Input> inputs = List.of(new Actor.Input(in1, 0, 11), new Actor.Input(in2, 0, 12));
     actor = new Actor(1, List.of(new Actor.Node(new MergeOp(), -1, 0)), inputs, Map.of(5, 0), -1, null,
         List.of(new Dispatcher.Single(out)), VnodeBitmap.full(16), List.of(), listener, wiring, new ManualClock(0));
@@ -82,17 +52,7 @@ class ActorWatermarkTest {
   private List<Object> throughBarrier(Barrier b) throws InterruptedException {
     in1.send(b);
     in2.send(b);
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      Object m;
-      while ((m = out.poll()) != null) {
-        received.add(m);
-      }
-      return received.contains(b);
-    });
-    int at = received.indexOf(b);
-    List<Object> before = new ArrayList<>(received.subList(0, at));
-    received.subList(0, at + 1).clear();
-    return before;
+    return TestActors.until(out, received, b);
   }
 
   @Test
