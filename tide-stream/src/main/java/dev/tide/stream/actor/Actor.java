@@ -195,29 +195,23 @@ public final class Actor implements Runnable {
     this.blocked = new boolean[inputs.size()];
     this.mayHold = new boolean[nodes.size()];
     if (sourceLeaf < 0) {
-      boolean[] isParent = new boolean[nodes.size()];
-      for (Node n : nodes) {
-        if (n.parent() >= 0) {
-          isParent[n.parent()] = true;
+      // Leaves under each node, children before parents: a node every leaf is under may hold.
+      int[] leavesBelow = new int[nodes.size()];
+      int leaves = 0;
+      for (int i = 0; i < nodes.size(); i++) {
+        if (leavesBelow[i] == 0) { // no child added to it: a leaf
+          leavesBelow[i] = 1;
+          leaves++;
+        }
+        int parent = nodes.get(i).parent();
+        if (parent >= 0) {
+          leavesBelow[parent] += leavesBelow[i];
         }
       }
       for (int i = 0; i < nodes.size(); i++) {
-        boolean all = true;
-        for (int leaf = 0; leaf < nodes.size(); leaf++) {
-          all &= isParent[leaf] || isAncestorOrSelf(i, leaf);
-        }
-        mayHold[i] = all;
+        mayHold[i] = leavesBelow[i] == leaves;
       }
     }
-  }
-
-  private boolean isAncestorOrSelf(int node, int of) {
-    for (int n = of; n >= 0; n = nodes.get(n).parent()) {
-      if (n == node) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Rows read from inputs since the actor started (a source actor: rows its source produced); any thread may call. */
@@ -308,7 +302,7 @@ public final class Actor implements Runnable {
       Object m = barrierInbox.poll();
       if (m != null) {
         emittedSinceBarrier = false;
-        if (onBarrier((Barrier) m)) {
+        if (onBarrier((Barrier) m, 0)) {
           return;
         }
         continue;
@@ -470,11 +464,6 @@ public final class Actor implements Runnable {
       mergeWatermarks.put(key, least);
       nodes.get(from.leaf).operator().onWatermark(0, new Watermark(w.column(), least), emitters[from.leaf]);
     }
-  }
-
-  /** Passes a barrier through the operators and on; returns true if the actor must end. */
-  private boolean onBarrier(Barrier b) throws InterruptedException {
-    return onBarrier(b, 0);
   }
 
   /**

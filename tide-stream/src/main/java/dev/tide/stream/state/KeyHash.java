@@ -19,8 +19,13 @@ final class KeyHash {
 
   /** The hash of {@code a[0, len)}; never 0. */
   static int of(byte[] a, int len) {
-    int words = len & ~7;
-    return finish(mixWords(SEED, a, 0, words), a, words, len);
+    return of(a, 0, len);
+  }
+
+  /** The hash of the {@code len} bytes at {@code a[from]}, equal to {@link #of(byte[], int)} of a copy of them. */
+  static int of(byte[] a, int from, int len) {
+    int words = from + (len & ~7);
+    return finish(mixWords(SEED, a, from, words), a, words, from + len, len);
   }
 
   /**
@@ -30,9 +35,9 @@ final class KeyHash {
   static long ofPrefixAndWhole(byte[] a, int prefixLen, int len) {
     int prefixWords = prefixLen & ~7;
     long h = mixWords(SEED, a, 0, prefixWords);
-    int prefix = finish(h, a, prefixWords, prefixLen);
+    int prefix = finish(h, a, prefixWords, prefixLen, prefixLen);
     int words = len & ~7;
-    int whole = finish(mixWords(h, a, prefixWords, words), a, words, len);
+    int whole = finish(mixWords(h, a, prefixWords, words), a, words, len, len);
     return ((long) prefix << 32) | (whole & 0xffffffffL);
   }
 
@@ -49,10 +54,10 @@ final class KeyHash {
     return h;
   }
 
-  /** Mixes the tail {@code a[from, len)} (under 8 bytes) and the length into {@code h}, then folds it. */
-  private static int finish(long h, byte[] a, int from, int len) {
+  /** Mixes the tail {@code a[from, to)} (under 8 bytes) and the key's length {@code len} into {@code h}, then folds it. */
+  private static int finish(long h, byte[] a, int from, int to, int len) {
     long t = 0;
-    for (int i = len - 1; i >= from; i--) {
+    for (int i = to - 1; i >= from; i--) {
       t = (t << 8) | (a[i] & 0xffL);
     }
     h ^= t;

@@ -100,7 +100,7 @@ final class Memtable {
     for (; indexedUpTo < size; indexedUpTo++) {
       int at = indexedUpTo;
       int from = keyOffsets[at];
-      int hash = KeyHash.of(Arrays.copyOfRange(arena, from, from + keyLengths[at]), keyLengths[at]);
+      int hash = KeyHash.of(arena, from, keyLengths[at]);
       int mask = slots.length - 1;
       int i = hash & mask;
       for (long s; (s = slots[i]) != 0; i = (i + 1) & mask) {

@@ -3,8 +3,6 @@ package dev.tide.stream.actor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tide.common.chunk.StreamChunk;
-import dev.tide.common.hash.VnodeBitmap;
-import dev.tide.common.time.ManualClock;
 import dev.tide.common.types.DataType;
 import dev.tide.proto.stream.Mutation;
 import dev.tide.proto.stream.Update;
@@ -12,7 +10,6 @@ import dev.tide.stream.operator.Chunks;
 import dev.tide.stream.operator.MergeOp;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -28,10 +25,8 @@ class ActorHeldBarrierTest {
   private static final DataType[] ONE_LONG = {DataType.BIGINT};
   private final Channel in = new Channel(64);
   private final Channel out = new Channel(256);
-  private final List<Throwable> failures = new CopyOnWriteArrayList<>();
   private final HoldingOp op = new HoldingOp();
-  private Actor actor;
-  private Thread thread;
+  private TestActors.Running actor;
 
   /**
    * Emits, per barrier, one row per epoch input row (its value + 1000 × epoch); holds the barrier,
@@ -97,20 +92,13 @@ class ActorHeldBarrierTest {
   }
 
   private void start() {
-    Actor.BarrierListener listener = TestActors.recordingFailures(failures);
-    Actor.Wiring wiring = TestActors.noRewiring();
-    actor = new Actor(1, List.of(new Actor.Node(new MergeOp(), 1, 0), new Actor.Node(op, -1, 0)),
-        List.of(new Actor.Input(in, 0, 11)), Map.of(5, 0), -1, null, List.of(new Dispatcher.Single(out)),
-        VnodeBitmap.full(16), List.of(), listener, wiring, new ManualClock(0));
-    thread = new Thread(actor, "actor-1");
-    thread.start();
+    actor = TestActors.start(List.of(new Actor.Node(new MergeOp(), 1, 0), new Actor.Node(op, -1, 0)),
+        List.of(new Actor.Input(in, 0, 11)), out);
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    actor.stop();
-    thread.join();
-    assertThat(failures).isEmpty();
+    actor.close();
   }
 
   private final List<Object> received = new ArrayList<>();

@@ -2,15 +2,11 @@ package dev.tide.stream.actor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tide.common.hash.VnodeBitmap;
-import dev.tide.common.time.ManualClock;
 import dev.tide.proto.stream.Mutation;
 import dev.tide.proto.stream.Update;
 import dev.tide.stream.operator.MergeOp;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -24,25 +20,16 @@ class ActorWatermarkTest {
   private final Channel in1 = new Channel(16);
   private final Channel in2 = new Channel(16);
   private final Channel out = new Channel(64);
-  private final List<Throwable> failures = new CopyOnWriteArrayList<>();
-  private Actor actor;
-  private Thread thread;
+  private TestActors.Running actor;
 
   private void start() {
-    Actor.BarrierListener listener = TestActors.recordingFailures(failures);
-    Actor.Wiring wiring = TestActors.noRewiring();
-    List<Actor.Input> inputs = List.of(new Actor.Input(in1, 0, 11), new Actor.Input(in2, 0, 12));
-    actor = new Actor(1, List.of(new Actor.Node(new MergeOp(), -1, 0)), inputs, Map.of(5, 0), -1, null,
-        List.of(new Dispatcher.Single(out)), VnodeBitmap.full(16), List.of(), listener, wiring, new ManualClock(0));
-    thread = new Thread(actor, "actor-1");
-    thread.start();
+    actor = TestActors.start(List.of(new Actor.Node(new MergeOp(), -1, 0)),
+        List.of(new Actor.Input(in1, 0, 11), new Actor.Input(in2, 0, 12)), out);
   }
 
   @AfterEach
   void stop() throws InterruptedException {
-    actor.stop();
-    thread.join();
-    assertThat(failures).isEmpty();
+    actor.close();
   }
 
   /** What the actor put out after the last barrier {@link #throughBarrier} returned at. */

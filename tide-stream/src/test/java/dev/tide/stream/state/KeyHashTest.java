@@ -22,6 +22,16 @@ class KeyHashTest {
     assertThat((int) (both >>> 32)).isEqualTo(KeyHash.of(Arrays.copyOf(key, prefixLen), prefixLen));
   }
 
+  @Property(tries = 300)
+  void aSliceHashesAsACopyOfIt(@ForAll long seed) {
+    Random rnd = new Random(seed);
+    byte[] a = new byte[rnd.nextInt(50)];
+    rnd.nextBytes(a);
+    int from = rnd.nextInt(a.length + 1);
+    int len = rnd.nextInt(a.length - from + 1);
+    assertThat(KeyHash.of(a, from, len)).isEqualTo(KeyHash.of(Arrays.copyOfRange(a, from, from + len), len));
+  }
+
   @Test
   void hashesOnlyTheGivenBytesAndTellsLengthsApart() {
     byte[] a = {1, 2, 3, 4, 5, 6, 7, 8, 9};
