@@ -345,12 +345,22 @@ public final class StateTable {
   /** Inserts or overwrites the row under its pk. */
   public void put(Object[] row) {
     encodeKeyInPlace(pkOf(row), pk.length);
+    int valueLength = encodeValue(row); // before reading valueScratch: it may be replaced
+    writeEncodedKey(valueScratch, valueLength);
+  }
+
+  /** Encodes a boxed row's value into {@link #valueScratch} (in place when it has no strings); returns its length. */
+  private int encodeValue(Object[] row) {
     if (fixedWidth) {
-      writeEncodedKey(valueScratch, ValueCodec.encodeFixed(types, row, valueScratch));
-    } else {
-      byte[] value = ValueCodec.encode(types, row);
-      writeEncodedKey(value, value.length);
+      return ValueCodec.encodeFixed(types, row, valueScratch);
     }
+    byte[] value = ValueCodec.encode(types, row);
+    if (value.length > valueScratch.length) {
+      valueScratch = value;
+    } else {
+      System.arraycopy(value, 0, valueScratch, 0, value.length);
+    }
+    return value.length;
   }
 
   /**
@@ -360,12 +370,8 @@ public final class StateTable {
    */
   public void putExisting(Object[] row) {
     encodeKeyInPlace(pkOf(row), pk.length);
-    if (fixedWidth) {
-      writeExistingKey(valueScratch, ValueCodec.encodeFixed(types, row, valueScratch));
-    } else {
-      byte[] value = ValueCodec.encode(types, row);
-      writeExistingKey(value, value.length);
-    }
+    int valueLength = encodeValue(row);
+    writeExistingKey(valueScratch, valueLength);
   }
 
   /** Writes {@link #enc}'s key, which the key filter holds already (see {@link #putExisting(Object[])}). */
@@ -384,8 +390,8 @@ public final class StateTable {
    */
   public void insertNew(Object[] row) {
     encodeKeyInPlace(pkOf(row), pk.length);
-    byte[] value = ValueCodec.encode(types, row);
-    writeEncodedKey(value, value.length, true);
+    int valueLength = encodeValue(row);
+    writeEncodedKey(valueScratch, valueLength, true);
   }
 
   public void delete(Object[] row) {
