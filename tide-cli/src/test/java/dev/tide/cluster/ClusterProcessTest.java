@@ -108,13 +108,16 @@ class ClusterProcessTest {
       cluster.startMeta(options.subList(FAST.size(), options.size()).toArray(String[]::new));
       cluster.startCompute(2);
       cluster.jobs().create(job("q5", "1000"));
-      cluster.admin().scale(dev.tide.proto.admin.ScaleJobRequest.newBuilder().setJob("q5").setParallelism("4").build());
+      await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.admin() // refused while the job's creation is in flight
+          .scale(dev.tide.proto.admin.ScaleJobRequest.newBuilder().setJob("q5").setParallelism("4").build()) != null);
       // Slots run out (the job wants 4, the node has 2): meta starts a `tide compute` child, which registers and gets actors.
       await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.pool().getNodesList().stream()
           .anyMatch(n -> !n.getResourceId().isEmpty() && n.getState().equals("active") && n.getWantedSlots() == 2));
       await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.status().getWorkersList().stream()
           .filter(w -> w.getAlive() && w.getActors() > 0).count() == 2); // the joined node relieves the oversubscribed one
-      cluster.admin().scale(dev.tide.proto.admin.ScaleJobRequest.newBuilder().setJob("q5").setParallelism("1").build());
+      // Meta refuses a reschedule while the migration onto the joined node is in flight (not yet committed): retry, as a user would.
+      await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.admin()
+          .scale(dev.tide.proto.admin.ScaleJobRequest.newBuilder().setJob("q5").setParallelism("1").build()) != null);
       // Its slots unneeded for the idle timeout: drained (actors migrate off), told to leave, released.
       await().atMost(RESULT_GUARD).ignoreExceptions().until(() -> cluster.pool().getPool().getResourcesCount() == 0
           && cluster.pool().getNodesList().stream().noneMatch(n -> !n.getResourceId().isEmpty() && !n.getState().equals("left")));
