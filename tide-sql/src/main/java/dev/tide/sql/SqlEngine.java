@@ -876,6 +876,8 @@ public final class SqlEngine {
                   ? "" : c.getArg()) + ")").toList() + " rows " + (n.getTopN().getCalls(0).getPreceding() < 0 ? "unbounded"
                   : n.getTopN().getCalls(0).getPreceding()) + " preceding";
       case SESSION_WINDOW -> "partition " + n.getSessionWindow().getPartitionKeysList() + " gap " + n.getSessionWindow().getGapMs() + " ms";
+      case SESSION_AGG -> "partition " + n.getSessionAgg().getPartitionKeysList() + " gap " + n.getSessionAgg().getGapMs() + " ms calls "
+          + n.getSessionAgg().getCallsList().stream().map(c -> c.getKind() + "(" + c.getName() + ")").toList();
       case MATERIALIZE -> n.getMaterialize().getName();
       case WINDOW -> n.getWindow().getKind() + " size " + n.getWindow().getSizeMs() + " ms slide " + n.getWindow().getSlideMs() + " ms";
       case HASH_AGG -> "group keys " + n.getHashAgg().getGroupKeysList() + " calls " + n.getHashAgg().getCallsList().stream()

@@ -34,6 +34,7 @@ import dev.tide.stream.operator.MaterializeOp;
 import dev.tide.stream.operator.MergeOp;
 import dev.tide.stream.operator.ProjectOp;
 import dev.tide.stream.operator.RetractingGroupTopOp;
+import dev.tide.stream.operator.SessionAggOp;
 import dev.tide.stream.operator.SessionWindowOp;
 import dev.tide.stream.operator.SinkOp;
 import dev.tide.stream.operator.TopFilterOp;
@@ -195,6 +196,7 @@ final class ActorBuilder {
           ? new RetractingGroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx)
           : new GroupTopOp(n.getGroupTop(), inputTypes(n, 0, nodes, index), ctx);
       case SESSION_WINDOW -> new SessionWindowOp(n.getSessionWindow(), inputTypes(n, 0, nodes, index), ctx);
+      case SESSION_AGG -> new SessionAggOp(n.getSessionAgg(), inputTypes(n, 0, nodes, index), ctx);
       case TOP_N -> new TopNOp(n.getTopN(), inputTypes(n, 0, nodes, index), ctx);
       case TOP_FILTER -> new TopFilterOp(n.getTopFilter(), inputTypes(n, 0, nodes, index));
       case LOCAL_AGG -> new LocalAggOp(n.getLocalAgg(), inputTypes(n, 0, nodes, index));

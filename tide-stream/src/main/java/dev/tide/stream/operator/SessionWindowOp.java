@@ -38,7 +38,8 @@ import java.util.TreeMap;
  * extended are skipped). A partition whose sessions have all closed stays cached, empty, so a
  * returning key is not looked up in state, until the cache is cleared. Rows are written as keys the
  * state never held, so a session opening and closing within an epoch leaves the store nothing.
- * Without watermarks, state keeps every row.
+ * Without watermarks, state keeps every row. A row below the watermark is late and dropped (as
+ * {@link SessionAggOp} drops it): it could belong to a session closed already, whose rows are gone.
  *
  * <p>Cache: loaded partitions, cleared at a barrier once past its bound and when the actor's vnodes
  * change. Thread-safety: confined to the actor thread.
@@ -163,8 +164,8 @@ public final class SessionWindowOp implements Operator {
             + ": the plan's append-only derivation is wrong for this input");
       }
       Object[] row = chunk.row(i);
-      if (row[timeColumn] == null) {
-        continue; // no time, no session
+      if (row[timeColumn] == null || (Long) row[timeColumn] < closedBelow) {
+        continue; // no time, no session; or late (below the watermark)
       }
       insert(partition(keyOf(row)), row);
     }
@@ -172,8 +173,6 @@ public final class SessionWindowOp implements Operator {
 
   private void insert(Partition p, Object[] row) {
     long t = (Long) row[timeColumn];
-    table.insertNew(row); // the pk holds the append-only input's stream key: never stored before
-    cachedRows++;
     // The new session: the run of times less than the gap apart through t. Sessions are such maximal
     // runs, at least a gap apart, so t joins the one starting at or before it if within a gap of its
     // end, and the next one if that starts within a gap of t.
@@ -188,6 +187,8 @@ public final class SessionWindowOp implements Operator {
     if (above != null && above.getKey() - last < gap) {
       last = above.getValue();
     }
+    table.insertNew(row); // the pk holds the append-only input's stream key: never stored before
+    cachedRows++;
     // The sessions it replaces lie within [first, last]; their rows get the new window when emitted.
     p.sessions.subMap(first, true, last, true).clear();
     p.sessions.put(first, last);

@@ -15,6 +15,7 @@ import dev.tide.proto.plan.JobDefinition;
 import dev.tide.proto.plan.MergeNode;
 import dev.tide.proto.plan.Plan;
 import dev.tide.proto.plan.PlanNode;
+import dev.tide.proto.plan.SessionAggNode;
 import dev.tide.proto.plan.TableCatalog;
 import dev.tide.stream.operator.AggLayout;
 import java.util.ArrayList;
@@ -123,10 +124,14 @@ public final class JobCompiler {
             + (n.hasLocalAgg() ? "local aggregation" : "partial-input aggregation")
             + ", which only the compiler inserts; write a plain hash aggregation (the compiler splits it into phases)");
       }
+      if (n.hasSessionAgg()) {
+        throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " is a session aggregation, which only the"
+            + " compiler inserts; write a hash aggregation over a session window (the compiler fuses them)");
+      }
     }
     checkAppendOnlyClaims();
     checkWindowCloses();
-    nodes = SourcePruning.apply(ProjectFusion.apply(nodes));
+    nodes = SourcePruning.apply(SessionAggFusion.apply(ProjectFusion.apply(nodes)));
     consumers.clear();
     nodes.forEach(n -> consumers.add(new ArrayList<>()));
     nodes.forEach(n -> n.getInputsList().forEach(in -> consumers.get(in).add(n.getId())));
@@ -231,6 +236,10 @@ public final class JobCompiler {
         int[] g = Types.ints(n.getSessionWindow().getPartitionKeysList());
         needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
       }
+      case SESSION_AGG -> {
+        int[] g = Types.ints(n.getSessionAgg().getPartitionKeysList());
+        needs[id][0] = g.length == 0 ? new Need(Kind.SINGLE, g, false) : new Need(Kind.HASH, g, false);
+      }
       case HASH_JOIN -> {
         HashJoinNode j = n.getHashJoin();
         needs[id][0] = new Need(Kind.HASH, partitionKeys(j, 0), true);
@@ -268,6 +277,18 @@ public final class JobCompiler {
         int[] cols = new int[in[0].cols().length];
         for (int i = 0; i < cols.length; i++) {
           cols[i] = indexOf(g, in[0].cols()[i]);
+        }
+        yield Dist.hash(cols);
+      }
+      case SESSION_AGG -> {
+        if (in[0].kind() != Kind.HASH) {
+          yield in[0].kind() == Kind.SINGLE ? Dist.SINGLE : Dist.ANY;
+        }
+        // Input column -> partition key -> the output group column showing it.
+        SessionAggNode s = n.getSessionAgg();
+        int[] cols = new int[in[0].cols().length];
+        for (int i = 0; i < cols.length; i++) {
+          cols[i] = s.getGroupColumnsList().indexOf(s.getPartitionKeysList().indexOf(in[0].cols()[i]));
         }
         yield Dist.hash(cols);
       }
@@ -663,6 +684,22 @@ public final class JobCompiler {
         b.getSessionWindowBuilder().setTableId(next);
         out.add(table(next, prefix + ".session", Types.schema(input.getSchemaList()).fields(),
             pk.stream().mapToInt(Integer::intValue).toArray(), d.kind() == Kind.HASH ? d.cols() : new int[0], frag));
+        return next + 1;
+      }
+      case SESSION_AGG -> {
+        // A partition's open sessions are read by the prefix of its keys; dist: the partition keys
+        // the input is hashed by (output group columns, mapped back to partition keys).
+        SessionAggNode s = b.getSessionAgg();
+        Schema in = Types.schema(nodes.get(nodes.get(planId).getInputs(0)).getSchemaList());
+        List<Field> cols = new ArrayList<>();
+        s.getPartitionKeysList().forEach(k -> cols.add(in.field(k)));
+        cols.add(new Field("window_start", DataType.TIMESTAMP));
+        cols.add(new Field("last_time", DataType.TIMESTAMP));
+        cols.addAll(AggLayout.stateFields(s.getCallsList(), in.types()));
+        Dist d = provided[planId];
+        int[] dist = d.kind() == Kind.HASH ? Arrays.stream(d.cols()).map(s::getGroupColumns).toArray() : new int[0];
+        b.getSessionAggBuilder().setTableId(next);
+        out.add(table(next, prefix + ".sessions", cols, range(s.getPartitionKeysCount() + 1), dist, frag));
         return next + 1;
       }
       case MATERIALIZE -> {

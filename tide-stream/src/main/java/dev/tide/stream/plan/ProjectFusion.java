@@ -44,6 +44,11 @@ final class ProjectFusion {
       }
       out.set(id, p);
     }
+    return without(out, removed);
+  }
+
+  /** The nodes not {@code removed}, renumbered {@code 0..n-1} in order (each node's inputs mapped to the new ids). */
+  static List<PlanNode> without(List<PlanNode> out, boolean[] removed) {
     int[] newId = new int[out.size()];
     List<PlanNode> kept = new ArrayList<>();
     for (int id = 0; id < out.size(); id++) {
