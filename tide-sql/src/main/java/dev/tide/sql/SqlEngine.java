@@ -884,7 +884,8 @@ public final class SqlEngine {
           .map(c -> c.getKind() + "(" + c.getName() + ")").toList() + (n.getHashAgg().getEmitOnWindowClose() ? " emit on window close" : "");
       case HASH_JOIN -> n.getHashJoin().getJoinType() + " keys " + n.getHashJoin().getLeftKeysList() + " = "
           + n.getHashJoin().getRightKeysList() + (n.getHashJoin().getCleanupsCount() > 0 ? " time bounds "
-              + n.getHashJoin().getCleanupsCount() : "");
+              + n.getHashJoin().getCleanupsCount() : "") + (n.getHashJoin().hasLeftFilter() ? " left filter" : "")
+          + (n.getHashJoin().hasRightFilter() ? " right filter" : "");
       case MERGE -> "from fragment " + n.getMerge().getUpstreamFragmentId();
       default -> "";
     };

@@ -690,8 +690,9 @@ final class StreamPlanner {
    * Whether an inner join applies the filter of {@code side} above itself rather than below: when
    * the side holds one row per join key, ever, and the other side is append-only. Below, the other
    * side's rows whose key the filter rejects never find a match and stay in the join's state for
-   * good (q20: four of five bids); above, each finds its one row and is joined without being stored
-   * (HashJoinOp's settled rows), the side costs one row per key, and the filter drops what it rejects.
+   * good (q20: four of five bids); above, each finds its one row and is settled (HashJoinOp's settled
+   * rows: not stored), the side costs one row per key, and the compiler moves the condition into the
+   * join (JoinFilterFusion), which then builds no output row for a match the filter rejects.
    */
   private static boolean deferrable(Lowered side, List<String> keys, Lowered other) {
     return side.stream().appendOnly() && side.stream().uniqueOn(keys) && other.stream().appendOnly();

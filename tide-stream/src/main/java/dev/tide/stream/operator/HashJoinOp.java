@@ -1,5 +1,6 @@
 package dev.tide.stream.operator;
 
+import dev.tide.common.chunk.BoolColumn;
 import dev.tide.common.chunk.ChunkBuilder;
 import dev.tide.common.chunk.Column;
 import dev.tide.common.chunk.IntColumn;
@@ -14,6 +15,7 @@ import dev.tide.proto.plan.JoinType;
 import dev.tide.stream.actor.Barrier;
 import dev.tide.stream.actor.Operator;
 import dev.tide.stream.actor.Watermark;
+import dev.tide.stream.expr.ChunkExpr;
 import dev.tide.stream.state.StateTable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,6 +48,11 @@ import java.util.TreeMap;
  * their match are stored. A later delete of a settled row joins the same match and writes a
  * tombstone over nothing.
  *
+ * <p>Side filters ({@link HashJoinNode#getLeftFilter()}, inner joins): a side's rows are stored and
+ * matched whether or not they pass its filter, but only those that pass join into output rows; the
+ * cache keeps, per key, the rows that pass next to all of them (the filter is evaluated on each
+ * input chunk, and over a key's rows when they are read from state).
+ *
  * <p>Outer joins ({@link HashJoinNode#getJoinType()}): a row of a preserved side whose key has no
  * row on the other side (or is null) is emitted padded with nulls. Since the condition is the key
  * equality alone, a row has matches exactly when the other side has rows under its key: when the
@@ -77,6 +84,8 @@ public final class HashJoinOp implements Operator {
   private final boolean[] unique = new boolean[2];
   private final boolean[] preserved = new boolean[2]; // rows of the side are kept, padded, when they match nothing
   private final Object[][] nulls = new Object[2][];
+  private final DataType[][] sideTypes;
+  private final ChunkExpr[] filters = new ChunkExpr[2]; // a side's rows that join (HashJoinNode.left_filter/right_filter), or null
   private final boolean integerKeys;
   private final ActorContext ctx;
   private final StateTable[] tables = new StateTable[2];
@@ -100,6 +109,7 @@ public final class HashJoinOp implements Operator {
     keys[0] = node.getLeftKeysList().stream().mapToInt(Integer::intValue).toArray();
     keys[1] = node.getRightKeysList().stream().mapToInt(Integer::intValue).toArray();
     DataType[][] types = {leftTypes, rightTypes};
+    this.sideTypes = types;
     boolean integers = true;
     for (int s = 0; s < 2; s++) {
       keyTypes[s] = new DataType[keys[s].length];
@@ -125,6 +135,11 @@ public final class HashJoinOp implements Operator {
     preserved[1] = type == JoinType.RIGHT_OUTER || type == JoinType.FULL_OUTER;
     nulls[0] = new Object[leftTypes.length];
     nulls[1] = new Object[rightTypes.length];
+    if ((node.hasLeftFilter() || node.hasRightFilter()) && type != JoinType.INNER) {
+      throw new IllegalArgumentException("a " + type + " join takes no side filter: the compiler moves filters into inner joins only");
+    }
+    filters[0] = node.hasLeftFilter() ? ChunkExpr.compile(node.getLeftFilter()) : null;
+    filters[1] = node.hasRightFilter() ? ChunkExpr.compile(node.getRightFilter()) : null;
     this.cleanups = node.getCleanupsList();
     this.cleanedBelowByBound = new long[cleanups.size()];
     Arrays.fill(cleanedBelowByBound, Long.MIN_VALUE);
@@ -199,10 +214,12 @@ public final class HashJoinOp implements Operator {
     private static final int INDEX_FROM = 8;
 
     final List<Object[]> rows;
+    final List<Object[]> joining; // the rows that pass the side's filter: rows itself if it has none
     private Map<List<Object>, Integer> positions; // pk -> index in rows, once rows outgrow a linear search
 
-    KeyRows(List<Object[]> rows, StateTable table) {
+    KeyRows(List<Object[]> rows, List<Object[]> joining, StateTable table) {
       this.rows = rows;
+      this.joining = joining;
       indexIfLarge(table);
     }
 
@@ -215,8 +232,11 @@ public final class HashJoinOp implements Operator {
       }
     }
 
-    void add(Object[] row, StateTable table) {
+    void add(Object[] row, boolean joins, StateTable table) {
       rows.add(row);
+      if (joining != rows && joins) {
+        joining.add(row);
+      }
       if (positions != null) {
         positions.put(Arrays.asList(table.pkOf(row)), rows.size() - 1);
       } else {
@@ -241,6 +261,10 @@ public final class HashJoinOp implements Operator {
       if (at < 0) {
         return;
       }
+      if (joining != rows) {
+        Object[] gone = rows.get(at);
+        joining.removeIf(r -> r == gone);
+      }
       Object[] last = rows.remove(rows.size() - 1);
       if (at < rows.size()) {
         rows.set(at, last);
@@ -257,12 +281,14 @@ public final class HashJoinOp implements Operator {
     int n = chunk.size();
     rowVnodes = tables[side].vnodes(chunk, rowVnodes);
     boolean outer = preserved[0] || preserved[1];
+    BoolColumn passes = filters[side] == null ? null : (BoolColumn) filters[side].eval(chunk);
     for (int i = 0; i < n; i++) {
       if (!chunk.visible(i)) {
         continue;
       }
       byte op = Op.normalize(chunk.op(i));
       boolean insert = Op.isInsert(op);
+      boolean joins = passes == null || passes.isTrue(i);
       if (!keyOf(side, chunk, i)) {
         if (preserved[side]) {
           out.emitIfAny(builder.appendRow(op, padded(side, chunk.row(i)))); // a null key matches nothing
@@ -276,7 +302,7 @@ public final class HashJoinOp implements Operator {
       if (!settled) {
         KeyRows own = preserved[other] || (insert && unique[side]) ? rows(side, true) : cached(side);
         if (own == null && insert && tables[side].provenEmpty(currentPrefix(side))) {
-          own = new KeyRows(new ArrayList<>(), tables[side]); // its first row: cached, so the other side finds it
+          own = keyRows(side, new ArrayList<>()); // its first row: cached, so the other side finds it
           cache(side, own);
         }
         before = own == null ? -1 : own.rows.size();
@@ -293,7 +319,7 @@ public final class HashJoinOp implements Operator {
             indexBounded(side, chunk.row(i));
           }
           if (own != null) {
-            own.add(chunk.row(i), tables[side]);
+            own.add(chunk.row(i), joins, tables[side]);
           }
         } else {
           tables[side].delete(chunk, i, rowVnodes[i]);
@@ -308,8 +334,10 @@ public final class HashJoinOp implements Operator {
           out.emitIfAny(builder.appendRow(Op.DELETE.code(), padded(other, match))); // its first match arrived
         }
       }
-      for (Object[] match : matches.rows) {
-        out.emitIfAny(side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i));
+      if (joins) {
+        for (Object[] match : matches.joining) {
+          out.emitIfAny(side == 0 ? builder.appendJoined(op, chunk, i, match) : builder.appendJoined(op, match, chunk, i));
+        }
       }
       if (preserved[other] && !insert && before > 0 && after == 0) {
         for (Object[] match : matches.rows) {
@@ -399,12 +427,34 @@ public final class HashJoinOp implements Operator {
   private KeyRows rows(int side, boolean keep) {
     KeyRows rows = cached(side);
     if (rows == null) {
-      rows = new KeyRows(new ArrayList<>(tables[side].scanPrefix(currentPrefix(side))), tables[side]);
+      rows = keyRows(side, new ArrayList<>(tables[side].scanPrefix(currentPrefix(side))));
       if (keep) {
         cache(side, rows);
       }
     }
     return rows;
+  }
+
+  /** A key's rows of {@code side}, with those that pass its filter (evaluated over them as one chunk). */
+  private KeyRows keyRows(int side, List<Object[]> rows) {
+    if (filters[side] == null) {
+      return new KeyRows(rows, rows, tables[side]);
+    }
+    List<Object[]> joining = new ArrayList<>(rows.size());
+    if (!rows.isEmpty()) {
+      ChunkBuilder b = new ChunkBuilder(sideTypes[side], rows.size());
+      StreamChunk c = null;
+      for (Object[] r : rows) {
+        c = b.appendRow(Op.INSERT.code(), r);
+      }
+      BoolColumn p = (BoolColumn) filters[side].eval(c);
+      for (int i = 0; i < rows.size(); i++) {
+        if (p.isTrue(i)) {
+          joining.add(rows.get(i));
+        }
+      }
+    }
+    return new KeyRows(rows, joining, tables[side]);
   }
 
   @Override

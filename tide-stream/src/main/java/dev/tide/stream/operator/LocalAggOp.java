@@ -7,6 +7,7 @@ import dev.tide.common.chunk.IntColumn;
 import dev.tide.common.chunk.LongColumn;
 import dev.tide.common.chunk.Op;
 import dev.tide.common.chunk.StreamChunk;
+import dev.tide.common.chunk.StringColumn;
 import dev.tide.common.types.DataType;
 import dev.tide.common.types.Field;
 import dev.tide.proto.plan.AggCall;
@@ -45,7 +46,10 @@ public final class LocalAggOp implements Operator {
   private final int[] groupKeys;
   private final AggKind[] kinds;
   private final int[] args;
-  private final LongKeyMap<Partial> longGroups; // null unless every key column is an integer
+  private final LongKeyMap<Partial> longGroups; // null unless every key column is an integer or a string
+  private final boolean[] stringKey; // per key column: a string, found by its id within the chunk
+  private final List<Map<String, Long>> stringIds = new ArrayList<>(); // per key column: the chunk's strings -> id
+  private final int[] idRow; // per string key column: the row whose id probe holds (-1: none yet in this chunk)
   private final Map<List<Object>, Partial> boxedGroups = new HashMap<>();
   private final List<Partial> order = new ArrayList<>();
   private final long[] probe;
@@ -97,12 +101,17 @@ public final class LocalAggOp implements Operator {
             + " refused: pre-summing doubles changes their rounding; the compiler must not split this aggregation");
       }
     }
-    boolean integers = true;
-    for (int k : groupKeys) {
-      DataType t = inputTypes[k];
-      integers &= t == DataType.INT || t == DataType.BIGINT || t == DataType.TIMESTAMP;
+    boolean longs = true;
+    this.stringKey = new boolean[groupKeys.length];
+    for (int k = 0; k < groupKeys.length; k++) {
+      DataType t = inputTypes[groupKeys[k]];
+      stringKey[k] = t == DataType.VARCHAR;
+      longs &= t == DataType.INT || t == DataType.BIGINT || t == DataType.TIMESTAMP || stringKey[k];
+      stringIds.add(stringKey[k] ? new HashMap<>() : null);
     }
-    this.longGroups = integers ? new LongKeyMap<>(groupKeys.length) : null;
+    this.longGroups = longs ? new LongKeyMap<>(groupKeys.length) : null;
+    this.idRow = new int[groupKeys.length];
+    Arrays.fill(idRow, -1);
     this.probe = new long[groupKeys.length];
     this.outTypes = outputTypes(node, inputTypes);
     this.builder = new ChunkBuilder(outTypes, StreamChunk.DEFAULT_CAPACITY);
@@ -178,6 +187,12 @@ public final class LocalAggOp implements Operator {
     boxedGroups.clear();
     if (longGroups != null) {
       longGroups.clear();
+      stringIds.forEach(m -> {
+        if (m != null) {
+          m.clear();
+        }
+      });
+      Arrays.fill(idRow, -1);
     }
     out.emitIfAny(builder.take());
   }
@@ -254,8 +269,15 @@ public final class LocalAggOp implements Operator {
           throw new IllegalStateException("local " + kind + " of column " + args[c]
               + " received a retraction: the compiler splits MIN/MAX only over an append-only input");
         }
-        Object v = arg.get(row);
         Object current = p.extremes[c];
+        if (arg instanceof LongColumn l && current != null) {
+          long v = l.getLong(row); // compared unboxed: boxed only when it improves
+          if (kind == AggKind.MIN ? v < (Long) current : v > (Long) current) {
+            p.extremes[c] = v;
+          }
+          return;
+        }
+        Object v = arg.get(row);
         if (current == null || better(kind, v, current)) {
           p.extremes[c] = v;
         }
@@ -270,7 +292,7 @@ public final class LocalAggOp implements Operator {
   }
 
   private Partial partial(Column[] keyColumns, int row) {
-    if (longGroups != null && HashAggOp.probeOf(keyColumns, row, probe)) {
+    if (longGroups != null && probeOf(keyColumns, row)) {
       Partial p = longGroups.get(probe);
       if (p == null) {
         p = new Partial(row, kinds.length);
@@ -288,6 +310,31 @@ public final class LocalAggOp implements Operator {
       order.add(p);
       return p;
     });
+  }
+
+  /**
+   * Fills {@link #probe} with row {@code row}'s key: integers as they are, strings by their id within
+   * the chunk (a string equal to the last one looked up reuses its id without decoding); false if a key is null.
+   */
+  private boolean probeOf(Column[] keyColumns, int row) {
+    for (int k = 0; k < keyColumns.length; k++) {
+      Column c = keyColumns[k];
+      if (c.isNull(row)) {
+        return false;
+      }
+      if (!stringKey[k]) {
+        probe[k] = c instanceof LongColumn l ? l.getLong(row) : ((IntColumn) c).getInt(row);
+      } else if (idRow[k] < 0 || !sameString((StringColumn) c, idRow[k], row)) {
+        Map<String, Long> ids = stringIds.get(k);
+        probe[k] = ids.computeIfAbsent(((StringColumn) c).getString(row), x -> (long) ids.size());
+        idRow[k] = row;
+      } // else probe[k] still holds the id of row idRow[k] (only this column's lookups write it)
+    }
+    return true;
+  }
+
+  private static boolean sameString(StringColumn c, int a, int b) {
+    return Arrays.equals(c.data(), c.offset(a), c.offset(a) + c.length(a), c.data(), c.offset(b), c.offset(b) + c.length(b));
   }
 
   private void append(Partial p, Column[] keyColumns, Emitter out) throws InterruptedException {

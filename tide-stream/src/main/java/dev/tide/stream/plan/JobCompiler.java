@@ -43,8 +43,10 @@ import java.util.Set;
  * its input's fragment, which combines each chunk before the exchange; the aggregation itself then
  * adds partial states ({@code partial_input}) and keeps its one-phase state table.
  *
- * <p>Before the analysis, stacked projections are fused ({@link ProjectFusion}) and sources are pruned to
- * the columns their consumers read ({@link SourcePruning}).
+ * <p>Before the analysis, stacked projections are fused ({@link ProjectFusion}), aggregations over
+ * session windows fused ({@link SessionAggFusion}), filters above inner joins moved into them where
+ * they read one side ({@link JoinFilterFusion}), and sources pruned to the columns their consumers
+ * read ({@link SourcePruning}).
  */
 public final class JobCompiler {
   private enum Kind { ANY, SINGLE, HASH }
@@ -124,6 +126,10 @@ public final class JobCompiler {
             + (n.hasLocalAgg() ? "local aggregation" : "partial-input aggregation")
             + ", which only the compiler inserts; write a plain hash aggregation (the compiler splits it into phases)");
       }
+      if (n.hasHashJoin() && (n.getHashJoin().hasLeftFilter() || n.getHashJoin().hasRightFilter())) {
+        throw new PlanException("plan '" + plan.getName() + "': hash_join node " + n.getId() + " has a side filter, which only the"
+            + " compiler sets; filter the join's output instead (the compiler moves what it can into the join)");
+      }
       if (n.hasSessionAgg()) {
         throw new PlanException("plan '" + plan.getName() + "': node " + n.getId() + " is a session aggregation, which only the"
             + " compiler inserts; write a hash aggregation over a session window (the compiler fuses them)");
@@ -131,7 +137,7 @@ public final class JobCompiler {
     }
     checkAppendOnlyClaims();
     checkWindowCloses();
-    nodes = SourcePruning.apply(SessionAggFusion.apply(ProjectFusion.apply(nodes)));
+    nodes = SourcePruning.apply(JoinFilterFusion.apply(SessionAggFusion.apply(ProjectFusion.apply(nodes))));
     consumers.clear();
     nodes.forEach(n -> consumers.add(new ArrayList<>()));
     nodes.forEach(n -> n.getInputsList().forEach(in -> consumers.get(in).add(n.getId())));

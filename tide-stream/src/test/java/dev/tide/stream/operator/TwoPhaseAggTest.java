@@ -161,6 +161,42 @@ class TwoPhaseAggTest {
     assertThat(rows.get(1).values()[0]).isEqualTo("b");
   }
 
+  /**
+   * Keys of an integer and a string (found by a per-chunk id: runs of equal strings, strings taking
+   * turns, nulls, rows hidden by visibility), with extremes compared unboxed: equal to one phase.
+   */
+  @Test
+  void twoPhasesEqualOnePhaseOverIntegerAndStringKeys() throws InterruptedException {
+    PlanBuilder b = new PlanBuilder("t");
+    b.source("nexmark", "bid", OPTS).project("auction", "channel", "price", "_row_id").groupBy("auction", "channel")
+        .agg(Agg.max("price", "hi"), Agg.min("price", "lo"), Agg.count("rows"), Agg.sum("price", "total")).materialize("t");
+    DataType[] in = {DataType.BIGINT, DataType.VARCHAR, DataType.BIGINT, DataType.BIGINT};
+    String[] channels = {"Google", "Apple", "Baidu", null, "Google"};
+    Random rnd = new Random(7);
+    Pair p = new Pair(b.build());
+    long rowId = 0;
+    for (int epoch = 0; epoch < 12; epoch++) {
+      List<StreamChunk> chunks = new ArrayList<>();
+      for (int c = 0; c < 1 + rnd.nextInt(3); c++) {
+        List<Row> rows = new ArrayList<>();
+        int run = rnd.nextInt(channels.length);
+        for (int i = 0; i < 1 + rnd.nextInt(40); i++) {
+          if (rnd.nextInt(4) == 0) {
+            run = rnd.nextInt(channels.length);
+          }
+          rows.add(ins((long) rnd.nextInt(3), channels[run], (long) rnd.nextInt(1000), rowId++));
+        }
+        StreamChunk chunk = chunk(in, rows);
+        boolean[] vis = new boolean[chunk.size()];
+        for (int i = 0; i < vis.length; i++) {
+          vis[i] = rnd.nextInt(5) > 0;
+        }
+        chunks.add(chunk.withVisibility(vis));
+      }
+      p.epoch(chunks);
+    }
+  }
+
   @Test
   void twoPhasesEqualOnePhaseOverRandomRetractionsAndAcrossARestart() throws InterruptedException {
     for (long seed = 1; seed <= 20; seed++) {
