@@ -42,7 +42,7 @@ final class BatchCursor implements EntryCursor {
 
   @Override
   public byte[] keyArray() {
-    return batch.bytes();
+    return batch.keyArray(pos);
   }
 
   @Override
@@ -57,7 +57,7 @@ final class BatchCursor implements EntryCursor {
 
   @Override
   public byte[] valueArray() {
-    return batch.bytes();
+    return batch.valueArray(pos);
   }
 
   @Override

@@ -7,11 +7,12 @@ import java.util.Arrays;
  * An immutable batch of one state table's writes for one epoch: keys sorted ascending (unsigned)
  * and unique, each with a value or a tombstone.
  *
- * <p>Every key and value is a slice of one byte array, so a batch is a handful of objects however
- * many entries it holds: the batches a node keeps until their epoch commits cost the garbage
- * collector next to nothing to trace or copy. A {@link Builder} lays entries out one after the
- * other in key order (a sync reads them sequentially); {@link #ofSortedSlices} takes an array as its
- * writer filled it (a memtable's arena), without a copy on the writer's thread. Build one with a
+ * <p>Every key and value is a slice of one {@link ByteArena}, so a batch is a handful of objects
+ * however many entries it holds (the batches a node keeps until their epoch commits cost the garbage
+ * collector next to nothing to trace or copy), and none is a humongous array. A {@link Builder} lays
+ * entries out one after the other in key order (a sync reads them sequentially); {@link
+ * #ofSortedSlices} takes an arena as its writer filled it (a memtable's), without a copy on the
+ * writer's thread. Build one with a
  * {@link Builder}, {@link #ofSorted}, {@link #ofSortedSlices} or {@link WriteBuffer#freeze()}.
  *
  * <p>Thread-safety: immutable.
@@ -20,16 +21,16 @@ public final class SortedWriteBatch {
   /** Estimated heap overhead per entry besides key and value bytes (four ints). */
   static final int ENTRY_OVERHEAD_BYTES = 16;
 
-  private static final SortedWriteBatch EMPTY = new SortedWriteBatch(new byte[0], new int[0], new int[0], new int[0], new int[0], 0);
+  private static final SortedWriteBatch EMPTY = new SortedWriteBatch(new ByteArena(), new int[0], new int[0], new int[0], new int[0], 0);
 
-  private final byte[] bytes;
-  private final int[] keyOffsets;
+  private final ByteArena bytes;
+  private final int[] keyOffsets; // positions in bytes
   private final int[] keyLengths;
   private final int[] valueOffsets;
   private final int[] valueLengths; // -1 = tombstone
   private final int size;
 
-  private SortedWriteBatch(byte[] bytes, int[] keyOffsets, int[] keyLengths, int[] valueOffsets, int[] valueLengths, int size) {
+  private SortedWriteBatch(ByteArena bytes, int[] keyOffsets, int[] keyLengths, int[] valueOffsets, int[] valueLengths, int size) {
     this.bytes = bytes;
     this.keyOffsets = keyOffsets;
     this.keyLengths = keyLengths;
@@ -40,7 +41,7 @@ public final class SortedWriteBatch {
 
   /**
    * A batch of slices of {@code bytes}, which the caller hands over and must not change again: entry
-   * {@code i}'s key is {@code keyLengths[i]} bytes at {@code keyOffsets[i]}, its value {@code
+   * {@code i}'s key is {@code keyLengths[i]} bytes at position {@code keyOffsets[i]}, its value {@code
    * valueLengths[i]} bytes at {@code valueOffsets[i]} (-1: a tombstone). The keys must be ascending
    * and unique: the caller's guarantee (its sort is tested), checked only with assertions on, since
    * the check would touch every key on the caller's thread, which this constructor exists to spare.
@@ -48,7 +49,7 @@ public final class SortedWriteBatch {
    *
    * @throws IllegalArgumentException if a slice lies outside {@code bytes} or an array is shorter than {@code size}
    */
-  public static SortedWriteBatch ofSortedSlices(byte[] bytes, int[] keyOffsets, int[] keyLengths, int[] valueOffsets,
+  public static SortedWriteBatch ofSortedSlices(ByteArena bytes, int[] keyOffsets, int[] keyLengths, int[] valueOffsets,
       int[] valueLengths, int size) {
     if (size < 0 || keyOffsets.length < size || keyLengths.length < size || valueOffsets.length < size || valueLengths.length < size) {
       throw new IllegalArgumentException("batch of " + size + " entries needs arrays of at least that length (got "
@@ -59,7 +60,7 @@ public final class SortedWriteBatch {
     }
     for (int i = 0; i < size; i++) {
       if (!inside(bytes, keyOffsets[i], keyLengths[i]) || (valueLengths[i] != -1 && !inside(bytes, valueOffsets[i], valueLengths[i]))) {
-        throw new IllegalArgumentException("entry " + i + " of the batch lies outside its " + bytes.length + " bytes (key at "
+        throw new IllegalArgumentException("entry " + i + " of the batch lies outside its arena (key at "
             + keyOffsets[i] + "+" + keyLengths[i] + ", value at " + valueOffsets[i] + "+" + valueLengths[i] + ")");
       }
     }
@@ -68,15 +69,20 @@ public final class SortedWriteBatch {
     return batch;
   }
 
-  private static boolean inside(byte[] bytes, int offset, int length) {
-    return offset >= 0 && length >= 0 && offset <= bytes.length - length;
+  private static boolean inside(ByteArena bytes, int position, int length) {
+    byte[] a;
+    try {
+      a = bytes.array(position);
+    } catch (IndexOutOfBoundsException e) {
+      return false;
+    }
+    int offset = ByteArena.offset(position);
+    return length >= 0 && offset <= a.length - length;
   }
 
   private boolean sortedAndUnique() {
     for (int i = 1; i < size; i++) {
-      int a = keyOffsets[i - 1];
-      int b = keyOffsets[i];
-      if (Arrays.compareUnsigned(bytes, a, a + keyLengths[i - 1], bytes, b, b + keyLengths[i]) >= 0) {
+      if (compareKey(i - 1, keyArray(i), keyOffset(i), keyLengths[i]) >= 0) {
         return false;
       }
     }
@@ -88,17 +94,15 @@ public final class SortedWriteBatch {
    * the bytes just copied) into a batch. Single use.
    */
   public static final class Builder {
-    private byte[] bytes;
+    private ByteArena bytes = new ByteArena();
     private int[] keyOffsets;
     private int[] keyLengths;
     private int[] valueOffsets;
     private int[] valueLengths;
     private int size;
-    private int used;
 
-    /** @param entries expected entries and {@code bytes} expected key and value bytes (hints; both grow as needed) */
-    public Builder(int entries, int bytes) {
-      this.bytes = new byte[Math.max(0, bytes)];
+    /** @param entries expected entries (a hint; grows as needed) */
+    public Builder(int entries) {
       int n = Math.max(1, entries);
       this.keyOffsets = new int[n];
       this.keyLengths = new int[n];
@@ -120,28 +124,29 @@ public final class SortedWriteBatch {
         valueOffsets = Arrays.copyOf(valueOffsets, n);
         valueLengths = Arrays.copyOf(valueLengths, n);
       }
-      if (bytes.length - used < keyLen + vLen) {
-        bytes = Arrays.copyOf(bytes, (int) Math.min(Integer.MAX_VALUE - 8, Math.max((long) bytes.length * 2, (long) used + keyLen + vLen)));
-      }
       if (size > 0) {
         int prev = keyOffsets[size - 1];
-        if (Arrays.compareUnsigned(bytes, prev, prev + keyLengths[size - 1], key, keyOff, keyOff + keyLen) >= 0) {
+        byte[] a = bytes.array(prev);
+        int from = ByteArena.offset(prev);
+        if (Arrays.compareUnsigned(a, from, from + keyLengths[size - 1], key, keyOff, keyOff + keyLen) >= 0) {
           throw new IllegalArgumentException("keys are not sorted and unique at index " + size + ": "
-              + StoreKeys.toHex(Arrays.copyOfRange(bytes, prev, prev + keyLengths[size - 1])) + " then "
+              + StoreKeys.toHex(Arrays.copyOfRange(a, from, from + keyLengths[size - 1])) + " then "
               + StoreKeys.toHex(Arrays.copyOfRange(key, keyOff, keyOff + keyLen)));
         }
       }
-      System.arraycopy(key, keyOff, bytes, used, keyLen);
-      keyOffsets[size] = used;
       keyLengths[size] = keyLen;
-      used += keyLen;
-      valueOffsets[size] = used;
-      if (value == null) {
-        valueLengths[size] = -1;
+      valueLengths[size] = value == null ? -1 : vLen;
+      if (keyLen + vLen <= ByteArena.PAGE) { // side by side in one page: a sync reads the entry at one place
+        int at = bytes.reserve(keyLen + vLen);
+        System.arraycopy(key, keyOff, bytes.array(at), ByteArena.offset(at), keyLen);
+        if (value != null) {
+          System.arraycopy(value, valueOff, bytes.array(at), ByteArena.offset(at) + keyLen, vLen);
+        }
+        keyOffsets[size] = at;
+        valueOffsets[size] = at + keyLen;
       } else {
-        System.arraycopy(value, valueOff, bytes, used, vLen);
-        valueLengths[size] = vLen;
-        used += vLen;
+        keyOffsets[size] = bytes.append(key, keyOff, keyLen);
+        valueOffsets[size] = value == null ? keyOffsets[size] : bytes.append(value, valueOff, vLen);
       }
       size++;
       return this;
@@ -151,8 +156,7 @@ public final class SortedWriteBatch {
       if (size == 0) {
         return EMPTY;
       }
-      byte[] b = used == bytes.length ? bytes : Arrays.copyOf(bytes, used);
-      SortedWriteBatch batch = new SortedWriteBatch(b, keyOffsets, keyLengths, valueOffsets, valueLengths, size);
+      SortedWriteBatch batch = new SortedWriteBatch(bytes, keyOffsets, keyLengths, valueOffsets, valueLengths, size);
       bytes = null; // single use
       return batch;
     }
@@ -166,11 +170,7 @@ public final class SortedWriteBatch {
     if (keys.length != values.length) {
       throw new IllegalArgumentException(keys.length + " keys but " + values.length + " values");
     }
-    long bytes = 0;
-    for (int i = 0; i < keys.length; i++) {
-      bytes += keys[i].length + (values[i] == null ? 0 : values[i].length);
-    }
-    Builder b = new Builder(keys.length, (int) Math.min(bytes, Integer.MAX_VALUE - 8));
+    Builder b = new Builder(keys.length);
     for (int i = 0; i < keys.length; i++) {
       byte[] v = values[i];
       b.add(keys[i], 0, keys[i].length, v, 0, v == null ? 0 : v.length);
@@ -194,12 +194,13 @@ public final class SortedWriteBatch {
 
   /** Estimated heap bytes of the entries. */
   public long sizeBytes() {
-    return bytes.length + (long) size * ENTRY_OVERHEAD_BYTES;
+    return bytes.capacity() + (long) size * ENTRY_OVERHEAD_BYTES;
   }
 
   /** A copy of the {@code i}-th key in ascending order. */
   public byte[] key(int i) {
-    return Arrays.copyOfRange(bytes, keyOffsets[i], keyOffsets[i] + keyLengths[i]);
+    int from = keyOffset(i);
+    return Arrays.copyOfRange(keyArray(i), from, from + keyLengths[i]);
   }
 
   /** Whether entry {@code i} deletes its key. */
@@ -213,16 +214,21 @@ public final class SortedWriteBatch {
       return null;
     }
     int from = valueOffset(i);
-    return Arrays.copyOfRange(bytes, from, from + valueLengths[i]);
+    return Arrays.copyOfRange(valueArray(i), from, from + valueLengths[i]);
   }
 
-  /** The array every key and value of this batch is a slice of; never modify it. */
-  byte[] bytes() {
-    return bytes;
+  /** The array entry {@code i}'s key is a slice of; never modify it. */
+  byte[] keyArray(int i) {
+    return bytes.array(keyOffsets[i]);
   }
 
   int keyOffset(int i) {
-    return keyOffsets[i];
+    return ByteArena.offset(keyOffsets[i]);
+  }
+
+  /** The array entry {@code i}'s value is a slice of (a tombstone's: any); never modify it. */
+  byte[] valueArray(int i) {
+    return valueLengths[i] < 0 ? keyArray(i) : bytes.array(valueOffsets[i]);
   }
 
   int keyLength(int i) {
@@ -230,7 +236,7 @@ public final class SortedWriteBatch {
   }
 
   int valueOffset(int i) {
-    return valueOffsets[i];
+    return valueLengths[i] < 0 ? keyOffset(i) : ByteArena.offset(valueOffsets[i]);
   }
 
   /** Length of entry {@code i}'s value; 0 for a tombstone. */
@@ -239,8 +245,12 @@ public final class SortedWriteBatch {
   }
 
   private int compareKey(int i, byte[] key) {
-    int from = keyOffsets[i];
-    return Arrays.compareUnsigned(bytes, from, from + keyLengths[i], key, 0, key.length);
+    return compareKey(i, key, 0, key.length);
+  }
+
+  private int compareKey(int i, byte[] key, int from, int length) {
+    int at = keyOffset(i);
+    return Arrays.compareUnsigned(keyArray(i), at, at + keyLengths[i], key, from, from + length);
   }
 
   /** Index of the first key {@code >= key}; {@link #size()} if none. */

@@ -72,7 +72,7 @@ public final class WriteBuffer {
     if (entries.isEmpty()) {
       return SortedWriteBatch.empty();
     }
-    SortedWriteBatch.Builder batch = new SortedWriteBatch.Builder(entries.size(), (int) Math.min(sizeBytes, Integer.MAX_VALUE - 8));
+    SortedWriteBatch.Builder batch = new SortedWriteBatch.Builder(entries.size());
     for (Map.Entry<byte[], byte[]> e : entries.entrySet()) {
       byte[] k = e.getKey();
       byte[] v = e.getValue() == TOMBSTONE ? null : e.getValue();

@@ -100,23 +100,16 @@ class StateStoreTest {
     byte[] a = key(1, 0, "a");
     byte[] b = key(1, 0, "b");
     byte[] c = key(1, 0, "c");
-    // layout: "old" | value of c | key c | key a | value of a | key b (a tombstone)
-    byte[] arena = new byte[3 + 2 + c.length + a.length + 2 + b.length];
-    int p = 3;
-    System.arraycopy(bytes("c1"), 0, arena, p, 2);
-    int cValue = p;
-    p += 2;
-    System.arraycopy(c, 0, arena, p, c.length);
-    int cKey = p;
-    p += c.length;
-    System.arraycopy(a, 0, arena, p, a.length);
-    int aKey = p;
-    p += a.length;
-    System.arraycopy(bytes("a1"), 0, arena, p, 2);
-    int aValue = p;
-    p += 2;
-    System.arraycopy(b, 0, arena, p, b.length);
-    int bKey = p;
+    // layout: "old" | value of c | key c | key a | value of a | key b (a tombstone), and a slice too
+    // large for a page (an array of its own) that no entry uses
+    ByteArena arena = new ByteArena();
+    arena.append(bytes("old"), 0, 3);
+    int cValue = arena.append(bytes("c1"), 0, 2);
+    int cKey = arena.append(c, 0, c.length);
+    arena.append(new byte[ByteArena.PAGE + 1], 0, ByteArena.PAGE + 1);
+    int aKey = arena.append(a, 0, a.length);
+    int aValue = arena.append(bytes("a1"), 0, 2);
+    int bKey = arena.append(b, 0, b.length);
     SortedWriteBatch batch = SortedWriteBatch.ofSortedSlices(arena, new int[] {aKey, bKey, cKey}, new int[] {a.length, b.length, c.length},
         new int[] {aValue, 0, cValue}, new int[] {2, -1, 2}, 3);
     store.ingest(1, batch(b, "b0"));
@@ -128,8 +121,8 @@ class StateStoreTest {
     assertThat(value(store, b)).isNull();
     assertThat(scanValues(store.scan(a, null))).containsExactly("a1", "c1");
 
-    assertThatThrownBy(() -> SortedWriteBatch.ofSortedSlices(arena, new int[] {arena.length - 1}, new int[] {2}, new int[] {0},
-        new int[] {1}, 1))
+    assertThatThrownBy(() -> SortedWriteBatch.ofSortedSlices(arena, new int[] {bKey + b.length - 1}, new int[] {ByteArena.PAGE},
+        new int[] {0}, new int[] {1}, 1))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("entry 0").hasMessageContaining("outside");
     assertThatThrownBy(() -> SortedWriteBatch.ofSortedSlices(arena, new int[] {0}, new int[] {1}, new int[] {0}, new int[] {1}, 2))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 entries");

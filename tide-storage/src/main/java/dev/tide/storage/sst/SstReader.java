@@ -4,7 +4,6 @@ import dev.tide.proto.store.SstInfo;
 import dev.tide.storage.merge.EntryCursor;
 import dev.tide.storage.merge.Lookup;
 import dev.tide.storage.object.ObjectStore;
-import java.nio.ByteBuffer;
 import java.util.Arrays;
 
 /**
@@ -50,11 +49,15 @@ public final class SstReader {
   }
 
   /**
-   * Opens the SST described by {@code info}: two ranged reads (footer; index and bloom).
+   * Opens the SST described by {@code info}: two ranged reads (footer; index and bloom), more for a
+   * bloom filter over {@link #BLOOM_PIECE_BYTES} (read in pieces of that size).
    *
    * @throws CorruptSstException if footer, index or bloom fail verification
    * @throws dev.tide.storage.object.ObjectStoreException if the object cannot be read
    */
+  /** A bloom filter is read in pieces of at most this size (none a humongous object for G1). */
+  static final int BLOOM_PIECE_BYTES = 256 << 10;
+
   public static SstReader open(ObjectStore objects, SstInfo info, BlockCache cache) {
     String path = info.getObjectPath();
     long id = info.getId();
@@ -99,7 +102,9 @@ public final class SstReader {
       throw new CorruptSstException(path, id, footerPart, "footer counts " + entryCount
           + " entries but the version records key_count " + info.getKeyCount());
     }
-    byte[] meta = objects.getRange(path, indexOffset, indexLength + bloomLength);
+    // The index and the bloom filter's first piece in one read; a large filter's rest in pieces.
+    int firstPiece = Math.min(bloomLength, BLOOM_PIECE_BYTES);
+    byte[] meta = objects.getRange(path, indexOffset, indexLength + firstPiece);
 
     String indexPart = "index at offset " + indexOffset;
     verifyChecksum(meta, 0, indexLength, path, id, indexPart);
@@ -136,11 +141,19 @@ public final class SstReader {
     }
 
     String bloomPart = "bloom filter at offset " + bloomOffset;
-    verifyChecksum(meta, indexLength, bloomLength, path, id, bloomPart);
     BloomFilter bloom;
     try {
-      bloom = BloomFilter.read(
-          ByteBuffer.wrap(meta, indexLength, bloomLength - SstFormat.CHECKSUM_BYTES).slice());
+      BloomFilter.Decoder d = new BloomFilter.Decoder(bloomLength);
+      d.feed(meta, indexLength, firstPiece);
+      for (long off = firstPiece; off < bloomLength; off += BLOOM_PIECE_BYTES) {
+        int len = (int) Math.min(BLOOM_PIECE_BYTES, bloomLength - off);
+        d.feed(objects.getRange(path, bloomOffset + off, len), 0, len);
+      }
+      if (d.storedChecksum() != d.computedChecksum()) {
+        throw new CorruptSstException(path, id, bloomPart, String.format(
+            "CRC32C mismatch (stored 0x%08x, computed 0x%08x)", d.storedChecksum(), d.computedChecksum()));
+      }
+      bloom = d.finish();
     } catch (IllegalArgumentException e) {
       throw new CorruptSstException(path, id, bloomPart, e.getMessage());
     }

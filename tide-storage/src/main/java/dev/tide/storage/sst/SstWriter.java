@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.zip.CRC32C;
 
 /**
  * Builds one SST in memory from entries added in strictly increasing key order.
@@ -56,7 +57,7 @@ public final class SstWriter {
   private long indexKeyBytes;
 
   // File statistics.
-  private long[] hashes = new long[256];
+  private final LongPages hashes = new LongPages();
   private int count;
   private long tombstones;
   private long minEpoch = Long.MAX_VALUE;
@@ -135,10 +136,8 @@ public final class SstWriter {
       block.putBytes(value, valueOff, valueLen);
     }
 
-    if (count == hashes.length) {
-      hashes = Arrays.copyOf(hashes, count * 2);
-    }
-    hashes[count++] = Hashing.hash(key, keyOff, keyLen);
+    hashes.add(Hashing.hash(key, keyOff, keyLen));
+    count++;
     blockEntries++;
     if (tombstone) {
       tombstones++;
@@ -218,10 +217,9 @@ public final class SstWriter {
     finished = true;
     byte[] largestKey = lastKeys.get(lastKeys.size() - 1);
 
-    // Index, bloom and footer go into the (empty) block buffer at file offset base.
+    // Index and footer are staged in the (empty) block buffer, then appended to the file.
     GrowableBytes out = block;
-    long base = file.size();
-    long indexOffset = base;
+    long indexOffset = file.size();
     int blocks = firstKeys.size();
     out.putInt(blocks);
     for (int i = 0; i < blocks; i++) {
@@ -236,12 +234,17 @@ public final class SstWriter {
     }
     out.putInt(SstFormat.crc32c(out.array(), 0, out.size()));
     int indexLength = out.size();
+    file.append(out.array(), 0, out.size());
+    out.reset();
 
-    int bloomStart = out.size();
-    long bloomOffset = base + bloomStart;
-    BloomFilter.write(hashes, count, bloomBitsPerKey, out);
-    out.putInt(SstFormat.crc32c(out.array(), bloomStart, out.size() - bloomStart));
-    int bloomLength = out.size() - bloomStart;
+    // The bloom filter goes onto the file in pieces: a large one is never one array.
+    long bloomOffset = file.size();
+    CRC32C crc = new CRC32C();
+    BloomFilter.write(hashes, bloomBitsPerKey, file, crc);
+    out.putInt((int) crc.getValue());
+    file.append(out.array(), 0, out.size());
+    out.reset();
+    int bloomLength = (int) (file.size() - bloomOffset);
 
     int footerStart = out.size();
     out.putLong(indexOffset);
@@ -253,7 +256,7 @@ public final class SstWriter {
     out.putInt(SstFormat.crc32c(out.array(), footerStart, out.size() - footerStart));
     out.putLong(SstFormat.MAGIC);
 
-    long total = base + out.size();
+    long total = file.size() + out.size();
     if (total > Integer.MAX_VALUE - 8) {
       throw new IllegalStateException("SST larger than 2 GiB; lower the target file size");
     }

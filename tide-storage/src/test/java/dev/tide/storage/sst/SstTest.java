@@ -167,6 +167,32 @@ class SstTest {
     assertThat(falsePositives).isLessThan(300);
   }
 
+  /** A filter over {@link SstReader#BLOOM_PIECE_BYTES} is read in pieces, and a flipped bit in a later piece is caught. */
+  @Test
+  void aLargeBloomFilterIsReadInPiecesAndVerified() {
+    SstWriter w = new SstWriter(SstWriter.DEFAULT_BLOCK_TARGET_BYTES, 64);
+    int n = 40_000; // 64 bits per key: 320 KB of filter
+    for (int i = 0; i < n; i++) {
+      w.add(key(1, 0, 2L * i), 1, false, bytes("v"));
+    }
+    SstWriter.Built built = w.finish(1, "b/1.sst");
+    byte[] file = built.bytes();
+    objects.put("b/1.sst", file);
+    SstReader r = SstReader.open(objects, built.info(), new BlockCache(0));
+    int falsePositives = 0;
+    for (int i = 0; i < n; i++) {
+      assertThat(r.mayContain(key(1, 0, 2L * i))).isTrue();
+      falsePositives += r.mayContain(key(1, 0, 2L * i + 1)) ? 1 : 0;
+    }
+    assertThat(falsePositives).isLessThan(20);
+    byte[] flipped = file.clone();
+    flipped[file.length - SstFormat.FOOTER_BYTES - 1000] ^= 0x10; // in the filter's last piece
+    objects.put("b/2.sst", flipped);
+    SstInfo info = built.info().toBuilder().setObjectPath("b/2.sst").build();
+    assertThatThrownBy(() -> SstReader.open(objects, info, new BlockCache(0))).isInstanceOf(CorruptSstException.class)
+        .hasMessageContaining("bloom filter");
+  }
+
   @Test
   void writerRefusesKeysOutOfOrder() {
     SstWriter w = new SstWriter(64, 10);

@@ -1,5 +1,6 @@
 package dev.tide.stream.state;
 
+import dev.tide.storage.ByteArena;
 import dev.tide.storage.SortedWriteBatch;
 import java.util.Arrays;
 import java.util.NavigableMap;
@@ -11,9 +12,9 @@ import java.util.TreeMap;
  * pk}, with vnodes below the table's vnode count.
  *
  * <p>Writes go to a log (one entry per key, overwritten in place) with a hash index for point
- * reads. The log copies keys and values into one byte arena per epoch, so the writes of an epoch
- * are not millions of small arrays the garbage collector must copy while they wait for their
- * barrier. A value overwritten by one of the same length is overwritten in place; otherwise the new
+ * reads. The log copies keys and values into one byte arena per epoch ({@link ByteArena}: pages
+ * of 256 KiB, none a humongous object), so the writes of an epoch are not millions of small arrays
+ * the garbage collector must copy while they wait for their barrier, nor one huge one. A value overwritten by one of the same length is overwritten in place; otherwise the new
  * one is appended. Sorting is deferred: range reads catch a sorted index (a copy of each key,
  * mapped to its log entry, whose value is read when the range is) up with the log entries written
  * since the last range read, and {@link #drain} sorts the log once per epoch — by vnode with a
@@ -38,12 +39,10 @@ final class Memtable {
   private static final int TOMBSTONE_LENGTH = -1;
   private static final int DROPPED = -2;
   private static final int SUPERSEDED = -3; // an appended entry whose key was written again later
-  private static final int MIN_ARENA_BYTES = 4096;
 
   private final int vnodeCount;
-  private byte[] arena = new byte[MIN_ARENA_BYTES];
-  private int arenaUsed;
-  private int[] keyOffsets = new int[64];
+  private ByteArena arena = new ByteArena();
+  private int[] keyOffsets = new int[64]; // positions in the arena, as are valueOffsets
   private int[] keyLengths = new int[64];
   private int[] valueOffsets = new int[64];
   private int[] valueLengths = new int[64]; // TOMBSTONE_LENGTH; DROPPED: deleted, and never in the store; SUPERSEDED
@@ -99,13 +98,14 @@ final class Memtable {
   private void catchUp() {
     for (; indexedUpTo < size; indexedUpTo++) {
       int at = indexedUpTo;
-      int from = keyOffsets[at];
-      int hash = KeyHash.of(arena, from, keyLengths[at]);
+      byte[] a = arena.array(keyOffsets[at]);
+      int from = ByteArena.offset(keyOffsets[at]);
+      int hash = KeyHash.of(a, from, keyLengths[at]);
       int mask = slots.length - 1;
       int i = hash & mask;
       for (long s; (s = slots[i]) != 0; i = (i + 1) & mask) {
         int earlier = (int) s - 1;
-        if ((int) (s >>> 32) == hash && keyEquals(earlier, arena, from, keyLengths[at])) {
+        if ((int) (s >>> 32) == hash && keyEquals(earlier, a, from, keyLengths[at])) {
           valueLengths[earlier] = SUPERSEDED;
           break;
         }
@@ -161,27 +161,16 @@ final class Memtable {
     if (value == TOMBSTONE) {
       valueLengths[at] = unstored[at] ? DROPPED : TOMBSTONE_LENGTH;
     } else if (valueLengths[at] == valueLength) {
-      System.arraycopy(value, 0, arena, valueOffsets[at], valueLength);
+      System.arraycopy(value, 0, arena.array(valueOffsets[at]), ByteArena.offset(valueOffsets[at]), valueLength);
     } else {
       valueOffsets[at] = append(value, valueLength);
       valueLengths[at] = valueLength;
     }
   }
 
-  /** Copies {@code bytes[0, length)} to the end of the arena; returns where they start. */
+  /** Copies {@code bytes[0, length)} into the arena; returns their position. */
   private int append(byte[] bytes, int length) {
-    if (arena.length - arenaUsed < length) {
-      long grown = Math.max((long) arena.length * 2, (long) arenaUsed + length);
-      if (grown > Integer.MAX_VALUE - 8) {
-        throw new IllegalStateException("memtable of " + size + " keys exceeds 2 GiB of keys and values in one epoch;"
-            + " barriers must come more often");
-      }
-      arena = Arrays.copyOf(arena, (int) grown);
-    }
-    int at = arenaUsed;
-    System.arraycopy(bytes, 0, arena, at, length);
-    arenaUsed += length;
-    return at;
+    return arena.append(bytes, 0, length);
   }
 
   private boolean keyEquals(int at, byte[] key, int keyLength) {
@@ -189,12 +178,13 @@ final class Memtable {
   }
 
   private boolean keyEquals(int at, byte[] key, int keyFrom, int keyLength) {
-    int from = keyOffsets[at];
-    return Arrays.equals(arena, from, from + keyLengths[at], key, keyFrom, keyFrom + keyLength);
+    int from = ByteArena.offset(keyOffsets[at]);
+    return Arrays.equals(arena.array(keyOffsets[at]), from, from + keyLengths[at], key, keyFrom, keyFrom + keyLength);
   }
 
   private byte[] keyCopy(int at) {
-    return Arrays.copyOfRange(arena, keyOffsets[at], keyOffsets[at] + keyLengths[at]);
+    int from = ByteArena.offset(keyOffsets[at]);
+    return Arrays.copyOfRange(arena.array(keyOffsets[at]), from, from + keyLengths[at]);
   }
 
   /** A copy of the value of log entry {@code at} (from {@link #range}), or {@link #TOMBSTONE}. */
@@ -205,7 +195,8 @@ final class Memtable {
   /** A copy of entry {@code at}'s value, or {@link #TOMBSTONE}. */
   private byte[] valueCopy(int at) {
     int len = valueLengths[at];
-    return len < 0 ? TOMBSTONE : Arrays.copyOfRange(arena, valueOffsets[at], valueOffsets[at] + len);
+    int from = ByteArena.offset(valueOffsets[at]);
+    return len < 0 ? TOMBSTONE : Arrays.copyOfRange(arena.array(valueOffsets[at]), from, from + len);
   }
 
   /** A copy of the value written at {@code key} ({@link #TOMBSTONE} for a delete), or null if not written. */
@@ -306,19 +297,19 @@ final class Memtable {
     SortedWriteBatch batch;
     if (entries == 0) {
       batch = SortedWriteBatch.empty();
-    } else if (liveBytes * 2 >= arena.length) {
+    } else if (liveBytes * 2 >= arena.capacity()) {
       batch = SortedWriteBatch.ofSortedSlices(arena, bKeyOffsets, bKeyLengths, bValueOffsets, bValueLengths, entries);
-      // The next epoch starts with room for what this one wrote, so a steady table does not grow its arena by copies.
-      arena = new byte[(int) Math.min(Integer.MAX_VALUE - 8, Math.max(MIN_ARENA_BYTES, arenaUsed + (long) arenaUsed / 8))];
+      arena = new ByteArena(); // its pages come as the next epoch writes
     } else {
-      SortedWriteBatch.Builder copy = new SortedWriteBatch.Builder(entries, (int) liveBytes);
+      SortedWriteBatch.Builder copy = new SortedWriteBatch.Builder(entries);
       for (int i = 0; i < entries; i++) {
         int len = bValueLengths[i];
-        copy.add(arena, bKeyOffsets[i], bKeyLengths[i], len < 0 ? null : arena, bValueOffsets[i], Math.max(0, len));
+        copy.add(arena.array(bKeyOffsets[i]), ByteArena.offset(bKeyOffsets[i]), bKeyLengths[i], len < 0 ? null
+            : arena.array(bValueOffsets[i]), ByteArena.offset(bValueOffsets[i]), Math.max(0, len));
       }
-      batch = copy.build(); // the arena stays for the next epoch
+      batch = copy.build();
+      arena.reset(); // its pages stay for the next epoch
     }
-    arenaUsed = 0;
     size = 0;
     indexedUpTo = 0;
     Arrays.fill(slots, 0);
@@ -348,11 +339,12 @@ final class Memtable {
    * comparison).
    */
   private long head(int at) {
-    int from = keyOffsets[at];
+    byte[] a = arena.array(keyOffsets[at]);
+    int from = ByteArena.offset(keyOffsets[at]);
     int len = keyLengths[at];
     long h = 0;
     for (int i = 6; i < 14; i++) {
-      h = (h << 8) | (i < len ? arena[from + i] & 0xff : 0);
+      h = (h << 8) | (i < len ? a[from + i] & 0xff : 0);
     }
     return h;
   }
@@ -362,14 +354,15 @@ final class Memtable {
     if (c != 0) {
       return c;
     }
-    int fa = keyOffsets[a];
-    int fb = keyOffsets[b];
-    return Arrays.compareUnsigned(arena, fa, fa + keyLengths[a], arena, fb, fb + keyLengths[b]);
+    int fa = ByteArena.offset(keyOffsets[a]);
+    int fb = ByteArena.offset(keyOffsets[b]);
+    return Arrays.compareUnsigned(arena.array(keyOffsets[a]), fa, fa + keyLengths[a], arena.array(keyOffsets[b]), fb, fb + keyLengths[b]);
   }
 
   private int vnode(int at) {
-    int from = keyOffsets[at];
-    return ((arena[from + 4] & 0xff) << 8) | (arena[from + 5] & 0xff);
+    byte[] a = arena.array(keyOffsets[at]);
+    int from = ByteArena.offset(keyOffsets[at]);
+    return ((a[from + 4] & 0xff) << 8) | (a[from + 5] & 0xff);
   }
 
   /** Stable merge sort of {@code order[from, to)} by key; runs already in order cost one comparison. */

@@ -2,6 +2,7 @@ package dev.tide.stream.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tide.storage.ByteArena;
 import dev.tide.storage.SortedWriteBatch;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,6 +24,7 @@ class MemtablePropertyTest {
   void drainsTheLastWriteOfEveryKeyInKeyOrder(@ForAll long seed) {
     Random rnd = new Random(seed);
     int vnodeCount = 1 + rnd.nextInt(4);
+    boolean large = rnd.nextInt(4) == 0;
     Memtable m = new Memtable(vnodeCount);
     byte[] scratch = new byte[32];
     List<SortedWriteBatch> batches = new ArrayList<>();
@@ -41,6 +43,10 @@ class MemtablePropertyTest {
         }
         // Values of two lengths: an overwrite of the same length goes in place, another is appended.
         byte[] value = rnd.nextInt(4) == 0 ? Memtable.TOMBSTONE : rnd.nextBoolean() ? new byte[] {(byte) i} : new byte[] {(byte) i, 7};
+        if (large && rnd.nextInt(40) == 0) { // the arena's pages fill, and a value longer than a page gets its own array
+          value = new byte[rnd.nextInt(ByteArena.PAGE + ByteArena.PAGE / 4)];
+          rnd.nextBytes(value);
+        }
         int how = rnd.nextInt(3);
         if (how == 0) {
           m.put(key, value);
