@@ -25,7 +25,8 @@ public final class ByteArena {
   private static final int FIRST_PAGE = 4096;
   private static final int MAX_PAGES = 1 << (31 - PAGE_SHIFT); // positions are non-negative ints
 
-  private final List<byte[]> pages = new ArrayList<>();
+  private byte[][] pages = new byte[4][]; // [0, pageCount) allocated
+  private int pageCount;
   private final List<byte[]> large = new ArrayList<>();
   private int page = -1; // the page being filled
   private int used; // bytes of it
@@ -38,10 +39,10 @@ public final class ByteArena {
       large.add(new byte[len]);
       return -large.size();
     }
-    if (page < 0 || pages.get(page).length - used < len) {
+    if (page < 0 || pages[page].length - used < len) {
       if (page == 0 && used + len <= PAGE) {
         // The first page grows by doubling (its slices keep their positions).
-        pages.set(0, Arrays.copyOf(pages.get(0), Math.min(PAGE, Math.max(pages.get(0).length * 2, used + len))));
+        pages[0] = Arrays.copyOf(pages[0], Math.min(PAGE, Math.max(pages[0].length * 2, used + len)));
       } else {
         if (page + 1 == MAX_PAGES) {
           throw new IllegalStateException("byte arena full: " + bytes + " bytes in " + MAX_PAGES + " pages of " + PAGE
@@ -49,10 +50,13 @@ public final class ByteArena {
         }
         page++;
         used = 0;
-        if (page == pages.size()) {
-          pages.add(new byte[page == 0 ? Math.max(FIRST_PAGE, len) : PAGE]);
-        } else if (pages.get(page).length < len) { // a small first page reused after a reset
-          pages.set(page, new byte[Math.min(PAGE, Math.max(pages.get(page).length * 2, len))]);
+        if (page == pageCount) {
+          if (pageCount == pages.length) {
+            pages = Arrays.copyOf(pages, pageCount * 2);
+          }
+          pages[pageCount++] = new byte[page == 0 ? Math.max(FIRST_PAGE, len) : PAGE];
+        } else if (pages[page].length < len) { // a small first page reused after a reset
+          pages[page] = new byte[Math.min(PAGE, Math.max(pages[page].length * 2, len))];
         }
       }
     }
@@ -71,7 +75,7 @@ public final class ByteArena {
 
   /** The array holding the slice at {@code pos}. */
   public byte[] array(int pos) {
-    return pos >= 0 ? pages.get(pos >>> PAGE_SHIFT) : large.get(-pos - 1);
+    return pos >= 0 ? pages[pos >>> PAGE_SHIFT] : large.get(-pos - 1);
   }
 
   /** Where in {@link #array} the slice at {@code pos} starts. */
@@ -87,8 +91,8 @@ public final class ByteArena {
   /** Bytes allocated. */
   public long capacity() {
     long c = 0;
-    for (byte[] p : pages) {
-      c += p.length;
+    for (int p = 0; p < pageCount; p++) {
+      c += pages[p].length;
     }
     for (byte[] l : large) {
       c += l.length;
