@@ -501,7 +501,8 @@ public final class HashAggOp implements Operator {
     return g;
   }
 
-  private static Object[] boxedKey(Column[] keyColumns, int row) {
+  /** The group key of row {@code row}, boxed and normalized (shared with {@link SessionAggOp}). */
+  static Object[] boxedKey(Column[] keyColumns, int row) {
     Object[] key = new Object[keyColumns.length];
     for (int k = 0; k < key.length; k++) {
       key[k] = normalizeZero(keyColumns[k].get(row));

@@ -175,10 +175,10 @@ public final class SessionAggOp implements Operator {
       if (integerKeys && HashAggOp.probeOf(keys, i, probe)) {
         p = cache.get(probe);
       } else {
-        p = cache.get(Arrays.asList(boxedKey(keys, i)));
+        p = cache.get(Arrays.asList(HashAggOp.boxedKey(keys, i)));
       }
       if (p == null) {
-        p = load(boxedKey(keys, i));
+        p = load(HashAggOp.boxedKey(keys, i));
       }
       Session s = join(p, t);
       s.rows++;
@@ -478,14 +478,6 @@ public final class SessionAggOp implements Operator {
       probe[k] = ((Number) key[k]).longValue();
     }
     return true;
-  }
-
-  private static Object[] boxedKey(Column[] keys, int row) {
-    Object[] key = new Object[keys.length];
-    for (int k = 0; k < key.length; k++) {
-      key[k] = HashAggOp.normalizeZero(keys[k].get(row));
-    }
-    return key;
   }
 
   @Override

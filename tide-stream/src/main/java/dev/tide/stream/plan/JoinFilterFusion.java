@@ -26,10 +26,7 @@ final class JoinFilterFusion {
   private JoinFilterFusion() {}
 
   static List<PlanNode> apply(List<PlanNode> nodes) {
-    int[] readers = new int[nodes.size()];
-    for (PlanNode n : nodes) {
-      n.getInputsList().forEach(i -> readers[i]++);
-    }
+    int[] readers = PlanRewrites.readers(nodes);
     List<PlanNode> out = new ArrayList<>(nodes);
     boolean[] removed = new boolean[nodes.size()];
     int[] redirect = new int[nodes.size()];
@@ -90,7 +87,7 @@ final class JoinFilterFusion {
       n.getInputsList().forEach(in -> b.addInputs(redirect[in]));
       out.set(id, b.build());
     }
-    return ProjectFusion.without(out, removed);
+    return PlanRewrites.without(out, removed);
   }
 
   private static List<Expr> conjuncts(Expr e) {

@@ -44,26 +44,7 @@ final class ProjectFusion {
       }
       out.set(id, p);
     }
-    return without(out, removed);
-  }
-
-  /** The nodes not {@code removed}, renumbered {@code 0..n-1} in order (each node's inputs mapped to the new ids). */
-  static List<PlanNode> without(List<PlanNode> out, boolean[] removed) {
-    int[] newId = new int[out.size()];
-    List<PlanNode> kept = new ArrayList<>();
-    for (int id = 0; id < out.size(); id++) {
-      if (!removed[id]) {
-        newId[id] = kept.size();
-        kept.add(out.get(id));
-      }
-    }
-    List<PlanNode> renumbered = new ArrayList<>(kept.size());
-    for (PlanNode n : kept) {
-      PlanNode.Builder b = n.toBuilder().setId(newId[n.getId()]).clearInputs();
-      n.getInputsList().forEach(i -> b.addInputs(newId[i]));
-      renumbered.add(b.build());
-    }
-    return renumbered;
+    return PlanRewrites.without(out, removed);
   }
 
   /** The expressions of {@code outer} over {@code inner}'s input, or null when neither only selects columns. */

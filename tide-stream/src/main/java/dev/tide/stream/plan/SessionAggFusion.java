@@ -31,10 +31,7 @@ final class SessionAggFusion {
   private SessionAggFusion() {}
 
   static List<PlanNode> apply(List<PlanNode> nodes) {
-    int[] readers = new int[nodes.size()];
-    for (PlanNode n : nodes) {
-      n.getInputsList().forEach(i -> readers[i]++);
-    }
+    int[] readers = PlanRewrites.readers(nodes);
     List<PlanNode> out = new ArrayList<>(nodes);
     boolean[] removed = new boolean[nodes.size()];
     boolean any = false;
@@ -59,7 +56,7 @@ final class SessionAggFusion {
       }
       any = true;
     }
-    return any ? ProjectFusion.without(out, removed) : nodes;
+    return any ? PlanRewrites.without(out, removed) : nodes;
   }
 
   /** The fused node, or null when H's keys or calls do not fit the rule. */
