@@ -30,15 +30,19 @@ import java.util.function.LongSupplier;
  *   <li>{@link #ingest}: an actor hands over a table's {@link SortedWriteBatch} of an epoch at the
  *       barrier. It is readable at once.
  *   <li>{@link #sync}: at a checkpoint, the node merges every batch up to the epoch into SSTs,
- *       uploads them and reports their infos to meta. The batches stay readable.
+ *       uploads them and reports their infos to meta. Reads then go to those SSTs (a sorted run
+ *       above the committed version) instead of the batches, which are dropped in the same atomic
+ *       swap of the read view: a node does not hold an epoch's writes on the heap while meta
+ *       commits it (for a saturated job, hundreds of megabytes the collector must keep).
  *   <li>{@link #commit}: meta's new version includes those SSTs; the store swaps its read view to
- *       the new version without the batches it now covers, in one atomic step, so a reader sees
- *       the data either in memory or in the version, never in neither.
+ *       the new version without the batches and synced runs it now covers, in one atomic step, so a
+ *       reader sees the data in memory, in a synced run or in the version, never in none.
  * </ol>
  *
  * <h2>Reads</h2>
  *
- * Newest source first: batches by (epoch, ingest order) descending, then L0 newest first, then
+ * Newest source first: batches by (epoch, ingest order) descending, then the synced runs not yet
+ * committed (newest first; each one sync's SSTs, disjoint in key range), then L0 newest first, then
  * L1, L2, ... A tombstone hides older values. Each read works on one immutable view taken at its
  * start. Scans pin the view's version until closed or exhausted ({@link #minPinnedVersionId()});
  * point reads are short and do not pin, so a garbage collector must give readers a grace period.
@@ -75,18 +79,25 @@ public final class StateStore {
     }
   }
 
+  /** The SSTs one {@link #sync} uploaded, not yet in a committed version: a sorted run of disjoint key ranges. */
+  private record SyncedRun(long epoch, SstRef[] ssts) {}
+
+  private static final SyncedRun[] NO_RUNS = new SyncedRun[0];
+
   /** What a read sees: immutable, swapped atomically. */
   private static final class View {
     final StoreVersion version;
     final Batch[] batches; // newest first
+    final SyncedRun[] synced; // newest first
     final SstRef[] l0; // newest first
     final SstRef[][] levels; // L1, L2, ...; each sorted by key
     final long uncommittedBytes;
     final int sstCount;
 
-    View(StoreVersion version, Batch[] batches, SstRef[] l0, SstRef[][] levels) {
+    View(StoreVersion version, Batch[] batches, SyncedRun[] synced, SstRef[] l0, SstRef[][] levels) {
       this.version = version;
       this.batches = batches;
+      this.synced = synced;
       this.l0 = l0;
       this.levels = levels;
       long bytes = 0;
@@ -101,18 +112,23 @@ public final class StateStore {
       this.sstCount = n;
     }
 
-    static View of(StoreVersion version, Batch[] batches) {
+    static View of(StoreVersion version, Batch[] batches, SyncedRun[] synced) {
       SstRef[] l0 = refs(version.getL0().getSstsList());
       SstRef[][] levels = new SstRef[version.getLevelsCount()][];
       for (int i = 0; i < levels.length; i++) {
         Level level = version.getLevels(i);
         levels[i] = refs(level.getSstsList());
       }
-      return new View(version, batches, l0, levels);
+      return new View(version, batches, synced, l0, levels);
     }
 
     View withBatches(Batch[] newBatches) {
-      return new View(version, newBatches, l0, levels);
+      return new View(version, newBatches, synced, l0, levels);
+    }
+
+    /** The committed version alone. */
+    View committedOnly() {
+      return new View(version, NO_BATCHES, NO_RUNS, l0, levels);
     }
 
     private static SstRef[] refs(List<SstInfo> ssts) {
@@ -164,7 +180,7 @@ public final class StateStore {
     this.objectPrefix = objectPrefix;
     this.sstIds = sstIdSource;
     this.options = options;
-    this.view = View.of(VersionDeltas.empty(), NO_BATCHES);
+    this.view = View.of(VersionDeltas.empty(), NO_BATCHES, NO_RUNS);
   }
 
   // ---------------------------------------------------------------- writes
@@ -248,7 +264,37 @@ public final class StateStore {
       for (Batch b : taken) {
         b.synced = true;
       }
+      swapToSynced(epoch, taken, infos);
       return infos;
+    }
+  }
+
+  /**
+   * Reads of the batches a sync took go to its SSTs from now on: the batches leave the view and the
+   * run joins it (unless a commit covered them meanwhile), in one swap.
+   */
+  private void swapToSynced(long epoch, List<Batch> taken, List<SstInfo> infos) {
+    Set<Batch> gone = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    gone.addAll(taken);
+    synchronized (lock) {
+      View v = view;
+      List<Batch> kept = new ArrayList<>(v.batches.length);
+      for (Batch b : v.batches) {
+        if (!gone.contains(b)) {
+          kept.add(b);
+        }
+      }
+      SyncedRun[] runs = v.synced;
+      if (epoch > v.version.getMaxCommittedEpoch() && !infos.isEmpty()) {
+        SstRef[] ssts = new SstRef[infos.size()];
+        for (int i = 0; i < ssts.length; i++) {
+          ssts[i] = new SstRef(infos.get(i));
+        }
+        runs = new SyncedRun[v.synced.length + 1];
+        runs[0] = new SyncedRun(epoch, ssts); // newer than every earlier run: syncs are serialized, epochs rise
+        System.arraycopy(v.synced, 0, runs, 1, v.synced.length);
+      }
+      view = new View(v.version, kept.toArray(NO_BATCHES), runs, v.l0, v.levels);
     }
   }
 
@@ -287,7 +333,13 @@ public final class StateStore {
           kept[i++] = b;
         }
       }
-      view = View.of(version, kept);
+      List<SyncedRun> runs = new ArrayList<>();
+      for (SyncedRun r : old.synced) {
+        if (r.epoch() > committed) {
+          runs.add(r);
+        }
+      }
+      view = View.of(version, kept, runs.toArray(NO_RUNS));
       sealedEpoch = Math.max(sealedEpoch, committed);
       lock.notifyAll();
     }
@@ -302,11 +354,20 @@ public final class StateStore {
     View old;
     synchronized (lock) {
       old = view;
-      view = View.of(committed, NO_BATCHES);
+      view = View.of(committed, NO_BATCHES, NO_RUNS);
       sealedEpoch = committed.getMaxCommittedEpoch();
       lock.notifyAll();
     }
     forgetRemovedReaders(old.version, committed);
+    Set<Long> live = new HashSet<>();
+    VersionDeltas.allSsts(committed).forEach(sst -> live.add(sst.getId()));
+    for (SyncedRun r : old.synced) { // uploaded, never committed: their readers go
+      for (SstRef sst : r.ssts()) {
+        if (!live.contains(sst.info.getId())) {
+          readers.invalidate(sst.info.getId());
+        }
+      }
+    }
   }
 
   private void forgetRemovedReaders(StoreVersion oldVersion, StoreVersion newVersion) {
@@ -331,6 +392,15 @@ public final class StateStore {
       if (i >= 0) {
         byte[] value = b.data.value(i); // a copy
         return Optional.ofNullable(value);
+      }
+    }
+    for (SyncedRun r : v.synced) {
+      SstRef sst = SstRef.find(r.ssts(), key);
+      if (sst != null) {
+        Lookup found = readers.reader(sst.info).get(key);
+        if (found != null) {
+          return found.tombstone() ? Optional.empty() : Optional.of(found.value());
+        }
       }
     }
     for (SstRef sst : v.l0) {
@@ -382,7 +452,7 @@ public final class StateStore {
    * or exhausted, like {@link #scan}.
    */
   public CommittedRead committedRead() {
-    return new CommittedRead(view.withBatches(NO_BATCHES));
+    return new CommittedRead(view.committedOnly());
   }
 
   /** Reads of one committed version (see {@link #committedRead()}). Thread-safety: safe for concurrent use. */
@@ -423,9 +493,15 @@ public final class StateStore {
     long versionId = v.version.getId();
     pin(versionId);
     try {
-      List<EntryCursor> sources = new ArrayList<>(v.batches.length + v.l0.length + v.levels.length);
+      List<EntryCursor> sources = new ArrayList<>(v.batches.length + v.synced.length + v.l0.length + v.levels.length);
       for (Batch b : v.batches) {
         BatchCursor c = new BatchCursor(b.data, b.epoch, from, to, reverse);
+        if (c.valid()) {
+          sources.add(c);
+        }
+      }
+      for (SyncedRun r : v.synced) {
+        LevelCursor c = new LevelCursor(r.ssts(), readers, from, to, reverse);
         if (c.valid()) {
           sources.add(c);
         }

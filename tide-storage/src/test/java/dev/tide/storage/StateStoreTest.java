@@ -128,6 +128,43 @@ class StateStoreTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("2 entries");
   }
 
+  /**
+   * A sync hands the batches' reads to the SSTs it uploaded: the batches leave the heap before meta
+   * commits, reads (point, both scan directions) see the same data, a later batch still shadows the
+   * synced run, and a recovery drops a synced run that was never committed.
+   */
+  @Test
+  void syncedBatchesLeaveTheHeapAndReadsGoToTheirSsts() {
+    byte[] a = key(1, 0, "a");
+    byte[] b = key(1, 0, "b");
+    byte[] c = key(1, 0, "c");
+    store.ingest(1, batch(a, "a1", b, "b1"));
+    store.ingest(2, batch(b, "b2", c, "c2"));
+    List<SstInfo> ssts = store.sync(2);
+    assertThat(store.uncommittedBatchCount()).isZero();
+    assertThat(store.uncommittedBytes()).isZero();
+    assertThat(value(store, a)).isEqualTo("a1");
+    assertThat(value(store, b)).isEqualTo("b2");
+    assertThat(scanValues(store.scan(new byte[0], null))).containsExactly("a1", "b2", "c2");
+    assertThat(scanValues(store.scanReverse(new byte[0], null))).containsExactly("c2", "b2", "a1");
+    assertThat(store.committedRead().scan(new byte[0], null).hasNext()).as("not committed yet").isFalse();
+
+    store.ingest(3, batch(a, null, c, "c3"));
+    assertThat(value(store, a)).isNull();
+    assertThat(scanValues(store.scan(new byte[0], null))).containsExactly("b2", "c3");
+
+    StoreVersion cur = store.committedVersion();
+    store.commit(VersionDeltas.apply(cur, VersionDeltas.checkpoint(cur, 2, ssts)));
+    assertThat(scanValues(store.scan(new byte[0], null))).containsExactly("b2", "c3");
+    assertThat(scanValues(store.committedRead().scan(new byte[0], null))).containsExactly("a1", "b2", "c2");
+
+    store.sync(3); // uploaded, never committed
+    assertThat(value(store, c)).isEqualTo("c3");
+    store.reset(store.committedVersion());
+    assertThat(value(store, c)).isEqualTo("c2");
+    assertThat(value(store, a)).isEqualTo("a1");
+  }
+
   @Test
   void readsSeeIngestedThenCommittedData() {
     byte[] a = key(1, 0, "a");

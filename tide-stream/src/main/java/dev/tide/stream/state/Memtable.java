@@ -52,6 +52,10 @@ final class Memtable {
   // lets a probe pass other keys without reading their log entries.
   private long[] slots = new long[128];
   private int indexedUpTo; // entries [0, indexedUpTo) are in the hash index; later ones were appended (keys may repeat)
+  // The drain's sort arrays, kept from epoch to epoch (a large table's would be humongous arrays each time).
+  private int[] order = new int[0];
+  private int[] scratch = new int[0];
+  private long[] heads = new long[0];
   private TreeMap<byte[], Integer> sorted; // key -> log entry, of entries [0, sortedUpTo), for range reads; null until the first
   private int sortedUpTo;
 
@@ -244,7 +248,12 @@ final class Memtable {
   /** The writes as a batch (tombstones as null values), leaving this memtable empty. */
   SortedWriteBatch drain() {
     int n = size;
-    int[] order = new int[n];
+    if (order.length < n) {
+      order = new int[n + n / 8];
+      scratch = new int[order.length];
+      heads = new long[order.length];
+    }
+    int[] order = this.order;
     int[] starts = new int[vnodeCount + 1];
     for (int i = 0; i < n; i++) {
       starts[vnode(i) + 1]++;
@@ -256,8 +265,8 @@ final class Memtable {
     for (int i = 0; i < n; i++) {
       order[next[vnode(i)]++] = i;
     }
-    int[] scratch = new int[n];
-    long[] heads = new long[n];
+    int[] scratch = this.scratch;
+    long[] heads = this.heads;
     for (int i = 0; i < n; i++) {
       heads[i] = head(i);
     }
