@@ -227,9 +227,9 @@ public final class StateStore {
 
   /**
    * Writes every batch with epoch {@code <= epoch} not synced before into new SSTs (newest write
-   * of a key wins; tombstones kept; files cut at the target size) and uploads them. The batches
-   * stay readable until a commit covers them. Later ingests of epochs {@code <= epoch} are
-   * refused.
+   * of a key wins; tombstones kept; files cut at the target size) and uploads them; reads of those
+   * batches then go to the uploaded SSTs until a commit covers them, and the batches are dropped.
+   * Later ingests of epochs {@code <= epoch} are refused.
    *
    * <p>If an upload fails the batches stay unsynced and a later sync retries them.
    *
@@ -551,12 +551,12 @@ public final class StateStore {
     return view.version;
   }
 
-  /** Estimated heap bytes of the batches not yet covered by a committed version. */
+  /** Estimated heap bytes of the batches held: not yet synced (a sync hands their reads to its SSTs). */
   public long uncommittedBytes() {
     return view.uncommittedBytes;
   }
 
-  /** Number of batches not yet covered by a committed version. */
+  /** Number of batches held: not yet synced. */
   public int uncommittedBatchCount() {
     return view.batches.length;
   }

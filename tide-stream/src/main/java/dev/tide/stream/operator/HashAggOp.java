@@ -545,9 +545,14 @@ public final class HashAggOp implements Operator {
 
   /** Whether a group key is found in the long cache; if so, fills {@link #probe} with it. */
   private boolean probeOfKey(Object[] key) {
-    if (!integerKeys) {
-      return false;
-    }
+    return integerKeys && probeOfKey(key, probe);
+  }
+
+  /**
+   * Fills {@code probe} with a boxed key of integers; false if one is null. Shared with {@link
+   * SessionAggOp} (the boxed form of {@link #probeOf}).
+   */
+  static boolean probeOfKey(Object[] key, long[] probe) {
     for (int k = 0; k < key.length; k++) {
       if (key[k] == null) {
         return false;

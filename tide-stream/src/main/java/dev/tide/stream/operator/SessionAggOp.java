@@ -468,16 +468,7 @@ public final class SessionAggOp implements Operator {
 
   /** Whether a boxed partition key has an integer form (keys integers, none null); if so, fills {@link #probe}. */
   private boolean probeOfKey(Object[] key) {
-    if (!integerKeys) {
-      return false;
-    }
-    for (int k = 0; k < key.length; k++) {
-      if (key[k] == null) {
-        return false;
-      }
-      probe[k] = ((Number) key[k]).longValue();
-    }
-    return true;
+    return integerKeys && HashAggOp.probeOfKey(key, probe);
   }
 
   @Override
