@@ -34,11 +34,12 @@ import java.util.TreeSet;
  * <p>State: the table keyed (group keys, input stream key) holds, over an append-only input, each
  * group's current first rows only (a row pushed out can never return: rows only arrive), and over a
  * retracting input every row of the group. A group is loaded from state whole into a sorted set the
- * first time one of its rows arrives. After each chunk, every group the chunk changed emits the
+ * first time one of its rows arrives. At each barrier, every group changed in the epoch emits the
  * difference between the output rows it emitted last and its output rows now: deletes of rows that
  * left, update pairs of rows whose number, aggregates or values changed, inserts of rows that
- * entered. Nothing is pending at a barrier, where the epoch's state writes are committed with the
- * output they explain. An OVER group's output is recomputed whole when it changes: O(rows x frame).
+ * entered; then the epoch's state writes are committed with the output they explain. A group that
+ * changes many times in an epoch (a popular auction's top ten) emits once, as the views downstream,
+ * which commit at barriers, would see it anyway. An OVER group's output is recomputed whole when it changes: O(rows x frame).
  *
  * <p>Cache: loaded groups. At a barrier once past its bound, the groups no row arrived for during the
  * epoch go, and all of them if that is not enough; all go when the actor's vnodes change. Thread-safety: confined to the actor thread.
@@ -164,11 +165,6 @@ public final class TopNOp implements Operator {
         dirty.add(g);
       }
     }
-    for (Group g : dirty) {
-      emitChanges(g, out);
-    }
-    dirty.clear();
-    out.emitIfAny(builder.take());
   }
 
   /** Adds an inserted row to its group; false if the group's rows are as before (a row past the first ones). */
@@ -326,11 +322,16 @@ public final class TopNOp implements Operator {
   }
 
   @Override
-  public void onBarrier(Barrier barrier, Emitter out) {
+  public void onBarrier(Barrier barrier, Emitter out) throws InterruptedException {
+    for (Group g : dirty) {
+      emitChanges(g, out);
+    }
+    dirty.clear();
+    out.emitIfAny(builder.take());
     table.commit(barrier.prevEpoch());
     if (cachedRows > maxCachedRows) {
       // Groups idle during this epoch go first, so the groups rows are arriving for stay loaded (every
-      // group is clean here: its output went out with the chunk that changed it).
+      // group is clean here: its output went out above).
       groups.values().removeIf(g -> {
         boolean idle = g.touched < generation;
         if (idle) {
