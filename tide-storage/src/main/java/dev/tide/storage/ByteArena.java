@@ -31,18 +31,22 @@ public final class ByteArena {
   private int page = -1; // the page being filled
   private int used; // bytes of it
   private long bytes; // in slices
+  private long capacity; // allocated, pages and large slices
 
   /** Reserves {@code len} contiguous bytes; returns their position (write them through {@link #array}/{@link #offset}). */
   public int reserve(int len) {
     if (len > PAGE) {
       bytes += len;
+      capacity += len;
       large.add(new byte[len]);
       return -large.size();
     }
     if (page < 0 || pages[page].length - used < len) {
       if (page == 0 && used + len <= PAGE) {
         // The first page grows by doubling (its slices keep their positions).
+        capacity -= pages[0].length;
         pages[0] = Arrays.copyOf(pages[0], Math.min(PAGE, Math.max(pages[0].length * 2, used + len)));
+        capacity += pages[0].length;
       } else {
         if (page + 1 == MAX_PAGES) {
           throw new IllegalStateException("byte arena full: " + bytes + " bytes in " + MAX_PAGES + " pages of " + PAGE
@@ -55,8 +59,11 @@ public final class ByteArena {
             pages = Arrays.copyOf(pages, pageCount * 2);
           }
           pages[pageCount++] = new byte[page == 0 ? Math.max(FIRST_PAGE, len) : PAGE];
+          capacity += pages[page].length;
         } else if (pages[page].length < len) { // a small first page reused after a reset
+          capacity -= pages[page].length;
           pages[page] = new byte[Math.min(PAGE, Math.max(pages[page].length * 2, len))];
+          capacity += pages[page].length;
         }
       }
     }
@@ -90,18 +97,14 @@ public final class ByteArena {
 
   /** Bytes allocated. */
   public long capacity() {
-    long c = 0;
-    for (int p = 0; p < pageCount; p++) {
-      c += pages[p].length;
-    }
-    for (byte[] l : large) {
-      c += l.length;
-    }
-    return c;
+    return capacity;
   }
 
   /** Forgets every slice and keeps the pages for the next ones (their old contents are overwritten). */
   public void reset() {
+    for (byte[] l : large) {
+      capacity -= l.length;
+    }
     large.clear();
     page = -1;
     used = 0;

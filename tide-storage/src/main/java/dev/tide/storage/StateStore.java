@@ -12,7 +12,9 @@ import dev.tide.storage.sst.BlockCache;
 import dev.tide.storage.sst.SstReaders;
 import dev.tide.storage.sst.SstUploader;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,7 +67,6 @@ public final class StateStore {
     final long epoch;
     final long seq;
     final SortedWriteBatch data;
-    boolean synced; // guarded by syncLock
 
     Batch(long epoch, long seq, SortedWriteBatch data) {
       this.epoch = epoch;
@@ -240,8 +241,8 @@ public final class StateStore {
       List<Batch> taken = new ArrayList<>();
       synchronized (lock) {
         sealedEpoch = Math.max(sealedEpoch, epoch);
-        for (Batch b : view.batches) { // newest first
-          if (!b.synced && b.epoch <= epoch) {
+        for (Batch b : view.batches) { // newest first; a synced batch has left the view
+          if (b.epoch <= epoch) {
             taken.add(b);
           }
         }
@@ -261,9 +262,6 @@ public final class StateStore {
         uploader.add(merged);
       }
       List<SstInfo> infos = uploader.finish();
-      for (Batch b : taken) {
-        b.synced = true;
-      }
       swapToSynced(epoch, taken, infos);
       return infos;
     }
@@ -274,7 +272,7 @@ public final class StateStore {
    * run joins it (unless a commit covered them meanwhile), in one swap.
    */
   private void swapToSynced(long epoch, List<Batch> taken, List<SstInfo> infos) {
-    Set<Batch> gone = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    Set<Batch> gone = Collections.newSetFromMap(new IdentityHashMap<>());
     gone.addAll(taken);
     synchronized (lock) {
       View v = view;

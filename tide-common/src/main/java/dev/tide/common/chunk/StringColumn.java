@@ -41,6 +41,11 @@ public final class StringColumn extends Column {
     return Arrays.equals(data, offsets[i], offsets[i + 1], other, 0, other.length);
   }
 
+  /** Whether rows {@code a} and {@code b} hold the same bytes (both non-null), without decoding. */
+  public boolean sameBytes(int a, int b) {
+    return Arrays.equals(data, offsets[a], offsets[a + 1], data, offsets[b], offsets[b + 1]);
+  }
+
   @Override
   public Object get(int i) {
     return getString(i);

@@ -109,9 +109,7 @@ final class BloomFilter {
         } else {
           current = (current << 8) | (b & 0xff);
           if (++currentBytes == 8) {
-            if (word < wordCount) {
-              words[word >>> LongPages.PAGE_SHIFT][word & (LongPages.PAGE - 1)] = current;
-            }
+            words[word >>> LongPages.PAGE_SHIFT][word & (LongPages.PAGE - 1)] = current; // the header vouched for the count
             word++;
             currentBytes = 0;
             current = 0;

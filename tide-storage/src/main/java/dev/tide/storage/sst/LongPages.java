@@ -1,6 +1,7 @@
 package dev.tide.storage.sst;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -33,7 +34,7 @@ final class LongPages {
       pages.add(page);
     } else if (used == page.length) {
       if (pages.size() == 1 && page.length < PAGE) {
-        page = java.util.Arrays.copyOf(page, page.length * 2);
+        page = Arrays.copyOf(page, page.length * 2);
         pages.set(0, page);
       } else {
         page = new long[PAGE];

@@ -324,7 +324,7 @@ public final class LocalAggOp implements Operator {
       }
       if (!stringKey[k]) {
         probe[k] = c instanceof LongColumn l ? l.getLong(row) : ((IntColumn) c).getInt(row);
-      } else if (idRow[k] < 0 || !sameString((StringColumn) c, idRow[k], row)) {
+      } else if (idRow[k] < 0 || !((StringColumn) c).sameBytes(idRow[k], row)) {
         Map<String, Long> ids = stringIds.get(k);
         probe[k] = ids.computeIfAbsent(((StringColumn) c).getString(row), x -> (long) ids.size());
         idRow[k] = row;
@@ -333,9 +333,6 @@ public final class LocalAggOp implements Operator {
     return true;
   }
 
-  private static boolean sameString(StringColumn c, int a, int b) {
-    return Arrays.equals(c.data(), c.offset(a), c.offset(a) + c.length(a), c.data(), c.offset(b), c.offset(b) + c.length(b));
-  }
 
   private void append(Partial p, Column[] keyColumns, Emitter out) throws InterruptedException {
     int col = 0;

@@ -174,11 +174,15 @@ public final class SessionAggOp implements Operator {
       Partition p;
       if (integerKeys && HashAggOp.probeOf(keys, i, probe)) {
         p = cache.get(probe);
+        if (p == null) {
+          p = load(HashAggOp.boxedKey(keys, i));
+        }
       } else {
-        p = cache.get(Arrays.asList(HashAggOp.boxedKey(keys, i)));
-      }
-      if (p == null) {
-        p = load(HashAggOp.boxedKey(keys, i));
+        Object[] key = HashAggOp.boxedKey(keys, i);
+        p = cache.get(Arrays.asList(key));
+        if (p == null) {
+          p = load(key);
+        }
       }
       Session s = join(p, t);
       s.rows++;

@@ -54,7 +54,7 @@ final class JoinFilterFusion {
         } else if (range[1] < leftWidth) {
           left.add(c);
         } else if (range[0] >= leftWidth) {
-          right.add(shift(c, -leftWidth));
+          right.add(PlanRewrites.mapRefs(c, i -> i - leftWidth));
         } else {
           rest.add(c);
         }
@@ -123,15 +123,4 @@ final class JoinFilterFusion {
     }
   }
 
-  private static Expr shift(Expr e, int by) {
-    if (e.hasInputRef()) {
-      return e.toBuilder().setInputRef(e.getInputRef() + by).build();
-    }
-    if (!e.hasCall()) {
-      return e;
-    }
-    Call.Builder c = e.getCall().toBuilder().clearArgs();
-    e.getCall().getArgsList().forEach(a -> c.addArgs(shift(a, by)));
-    return e.toBuilder().setCall(c).build();
-  }
 }

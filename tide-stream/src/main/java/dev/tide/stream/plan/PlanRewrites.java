@@ -1,10 +1,13 @@
 package dev.tide.stream.plan;
 
+import dev.tide.proto.plan.Call;
+import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.PlanNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntUnaryOperator;
 
-/** What the compiler's plan rewrites ({@link ProjectFusion}, {@link SessionAggFusion}, {@link JoinFilterFusion}) share. */
+/** What the compiler's plan rewrites ({@link ProjectFusion}, {@link SessionAggFusion}, {@link JoinFilterFusion}, {@link SourcePruning}) share. */
 final class PlanRewrites {
   private PlanRewrites() {}
 
@@ -34,5 +37,18 @@ final class PlanRewrites {
       renumbered.add(b.build());
     }
     return renumbered;
+  }
+
+  /** {@code e} with each column reference {@code i} replaced by {@code f(i)}. */
+  static Expr mapRefs(Expr e, IntUnaryOperator f) {
+    return switch (e.getKindCase()) {
+      case INPUT_REF -> e.toBuilder().setInputRef(f.applyAsInt(e.getInputRef())).build();
+      case CALL -> {
+        Call.Builder call = e.getCall().toBuilder().clearArgs();
+        e.getCall().getArgsList().forEach(a -> call.addArgs(mapRefs(a, f)));
+        yield e.toBuilder().setCall(call).build();
+      }
+      default -> e;
+    };
   }
 }

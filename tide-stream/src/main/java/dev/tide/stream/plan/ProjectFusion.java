@@ -1,6 +1,5 @@
 package dev.tide.stream.plan;
 
-import dev.tide.proto.plan.Call;
 import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.PlanNode;
 import dev.tide.proto.plan.ProjectNode;
@@ -61,21 +60,11 @@ final class ProjectFusion {
       }
     }
     if (inner.stream().allMatch(Expr::hasInputRef)) {
-      return outer.stream().map(e -> renumber(e, inner)).toList();
+      return outer.stream().map(e -> PlanRewrites.mapRefs(e, i -> inner.get(i).getInputRef())).toList();
     }
     return null;
   }
 
   /** {@code e} with each column reference {@code i} replaced by {@code refs[i]}'s column. */
-  private static Expr renumber(Expr e, List<Expr> refs) {
-    if (e.hasInputRef()) {
-      return e.toBuilder().setInputRef(refs.get(e.getInputRef()).getInputRef()).build();
-    }
-    if (!e.hasCall()) {
-      return e;
-    }
-    Call.Builder c = e.getCall().toBuilder().clearArgs();
-    e.getCall().getArgsList().forEach(a -> c.addArgs(renumber(a, refs)));
-    return e.toBuilder().setCall(c).build();
-  }
+
 }

@@ -2,7 +2,6 @@ package dev.tide.stream.plan;
 
 import dev.tide.proto.plan.AggCall;
 import dev.tide.proto.plan.AggKind;
-import dev.tide.proto.plan.Call;
 import dev.tide.proto.plan.Expr;
 import dev.tide.proto.plan.FilterNode;
 import dev.tide.proto.plan.HashAggNode;
@@ -130,11 +129,11 @@ final class SourcePruning {
       switch (n.getKindCase()) {
         case PROJECT -> {
           ProjectNode.Builder p = n.getProject().toBuilder().clearExprs();
-          n.getProject().getExprsList().forEach(e -> p.addExprs(renumber(e, newIndex)));
+          n.getProject().getExprsList().forEach(e -> p.addExprs(PlanRewrites.mapRefs(e, i -> newIndex[i])));
           out.set(c, n.toBuilder().setProject(p).build());
         }
         case FILTER -> {
-          FilterNode f = FilterNode.newBuilder().setCondition(renumber(n.getFilter().getCondition(), newIndex)).build();
+          FilterNode f = FilterNode.newBuilder().setCondition(PlanRewrites.mapRefs(n.getFilter().getCondition(), i -> newIndex[i])).build();
           out.set(c, narrow(n, newIndex).setFilter(f).build());
           renumberConsumers(c, newIndex, out, consumers);
         }
@@ -198,18 +197,6 @@ final class SourcePruning {
       case CALL -> e.getCall().getArgsList().forEach(a -> refs(a, reader, width, used));
       default -> { }
     }
-  }
-
-  private static Expr renumber(Expr e, int[] newIndex) {
-    return switch (e.getKindCase()) {
-      case INPUT_REF -> e.toBuilder().setInputRef(newIndex[e.getInputRef()]).build();
-      case CALL -> {
-        Call.Builder call = e.getCall().toBuilder().clearArgs();
-        e.getCall().getArgsList().forEach(a -> call.addArgs(renumber(a, newIndex)));
-        yield e.toBuilder().setCall(call).build();
-      }
-      default -> e;
-    };
   }
 
   private static int[] range(int n) {
