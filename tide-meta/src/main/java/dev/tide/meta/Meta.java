@@ -325,6 +325,11 @@ public final class Meta implements AutoCloseable {
     events.add(new Event.Collected(workerId, runId, epoch, ssts));
   }
 
+  /** Every actor of a worker passed a settling barrier (its collection follows after the upload). Called from RPC threads. */
+  public void passed(int workerId, long runId, long epoch) {
+    events.add(new Event.Passed(workerId, runId, epoch));
+  }
+
   /** The load signals of the jobs' fragments, as the workers reported them with each epoch. */
   public LoadTracker loads() {
     return loads;

@@ -10,6 +10,7 @@ import dev.tide.proto.stream.HeartbeatResponse;
 import dev.tide.proto.stream.LeaveRequest;
 import dev.tide.proto.stream.LeaveResponse;
 import dev.tide.proto.stream.MetaServiceGrpc;
+import dev.tide.proto.stream.PassedReport;
 import dev.tide.proto.stream.RegisterWorkerRequest;
 import dev.tide.proto.stream.RegisterWorkerResponse;
 import dev.tide.proto.stream.SstIdRequest;
@@ -50,6 +51,12 @@ public final class MetaGrpcService extends MetaServiceGrpc.MetaServiceImplBase {
   @Override
   public void reportCollected(CollectedReport req, StreamObserver<Ack> out) {
     meta.collected(req.getWorkerId(), req.getRunId(), req.getEpoch(), req.getSstsList(), req.getLoadsList());
+    ack(out);
+  }
+
+  @Override
+  public void reportPassed(PassedReport req, StreamObserver<Ack> out) {
+    meta.passed(req.getWorkerId(), req.getRunId(), req.getEpoch());
     ack(out);
   }
 

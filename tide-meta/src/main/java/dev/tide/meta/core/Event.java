@@ -11,6 +11,9 @@ public sealed interface Event {
   /** A worker completed {@code epoch} (the previous epoch of a barrier injected by meta run {@code runId}). */
   record Collected(int workerId, long runId, long epoch, List<SstInfo> ssts) implements Event {}
 
+  /** Every actor of the worker passed the barrier of prev epoch {@code epoch} (asked for a settling barrier). */
+  record Passed(int workerId, long runId, long epoch) implements Event {}
+
   /** A worker reports a failure of one of its actors ({@code actorId >= 0}) or of itself. */
   record Failed(int workerId, long actorId, String error) implements Event {}
 

@@ -130,6 +130,10 @@ public final class MetaCore {
       request(nowMs, r.requestId(), r.command());
     } else if (event instanceof Event.Collected c) {
       collected(nowMs, c);
+    } else if (event instanceof Event.Passed p) {
+      if (p.runId() == runId && !recovery.requested()) {
+        barriers.passed(p.workerId(), p.epoch());
+      }
     } else if (event instanceof Event.Failed f) {
       recovery.request((f.actorId() < 0 ? "worker " + f.workerId() : "actor " + f.actorId() + " on worker " + f.workerId())
           + " failed: " + f.error());
@@ -170,7 +174,7 @@ public final class MetaCore {
       return Math.max(nowMs, Math.min(next, recovery.waiting() ? nowMs + RECOVERY_RETRY_MS : recovery.ready() ? nowMs : Long.MAX_VALUE));
     }
     if (!members.alive().isEmpty()) {
-      next = Math.min(next, barriers.inflight() < config.get(MetaOptions.MAX_INFLIGHT_BARRIERS) ? barriers.nextInjectMs() : Long.MAX_VALUE);
+      next = Math.min(next, barriers.nextDueMs(config.get(MetaOptions.MAX_INFLIGHT_BARRIERS)));
     }
     if (!members.schedulable().isEmpty()
         && jobs.all().stream().anyMatch(j -> j.phase == JobEntry.Phase.RUNNING && j.reconciledGeneration < members.generation())) {
@@ -678,6 +682,7 @@ public final class MetaCore {
     Barrier.Builder b = Barrier.newBuilder().setCurrEpoch(curr).setPrevEpoch(prev).setCheckpoint(true).setInjectTimeMs(nowMs)
         .setCommittedEpoch(version.getMaxCommittedEpoch());
     BarrierPipeline.Queued q = barriers.nextMutation();
+    boolean settles = barriers.settling();
     if (q != null) {
       Mutation m = q.mutation();
       if (m.hasUpdate()) { // new source actors start paused exactly when the job's running ones are
@@ -699,7 +704,8 @@ public final class MetaCore {
     RescheduleOp op = q == null ? null : q.op();
     Set<Integer> targets = new TreeSet<>();
     for (Membership.Member m : members.alive()) {
-      InjectBarrierRequest.Builder req = InjectBarrierRequest.newBuilder().setBarrier(barrier).setWorkerId(m.id()).setRunId(runId);
+      InjectBarrierRequest.Builder req = InjectBarrierRequest.newBuilder().setBarrier(barrier).setWorkerId(m.id()).setRunId(runId)
+          .setReportPassed(settles);
       for (JobEntry j : jobs.all()) {
         if (j.phase == JobEntry.Phase.CREATING) {
           continue;

@@ -36,6 +36,12 @@ class MetaCoreTest {
     final Set<Integer> down = new HashSet<>();
     boolean holdBuilds;
     final List<Event.CallDone> held = new ArrayList<>();
+    /** Every barrier injected, once (each worker gets a copy), in order. */
+    final List<dev.tide.proto.stream.Barrier> barriers = new ArrayList<>();
+    /** Collections (the uploads) are held; so are the reports of passing a settling barrier with {@code holdPasses}. */
+    boolean holdCollects;
+    boolean holdPasses;
+    final List<Event> heldCollects = new ArrayList<>();
 
     Harness() {
       restart();
@@ -66,10 +72,23 @@ class MetaCoreTest {
             continue;
           }
           if (c.rpc() instanceof Effect.Rpc.Inject i) {
-            if (i.request().getBarrier().hasMutation() && !injected.contains(i.request().getBarrier().getMutation())) {
-              injected.add(i.request().getBarrier().getMutation());
+            dev.tide.proto.stream.Barrier b = i.request().getBarrier();
+            if (barriers.isEmpty() || barriers.get(barriers.size() - 1).getCurrEpoch() != b.getCurrEpoch()) {
+              barriers.add(b);
             }
-            next.add(new Event.Collected(c.workerId(), i.request().getRunId(), i.request().getBarrier().getPrevEpoch(), List.of()));
+            if (b.hasMutation() && !injected.contains(b.getMutation())) {
+              injected.add(b.getMutation());
+            }
+            Event.Collected collected = new Event.Collected(c.workerId(), i.request().getRunId(), b.getPrevEpoch(), List.of());
+            if (i.request().getReportPassed()) {
+              Event.Passed passed = new Event.Passed(c.workerId(), i.request().getRunId(), b.getPrevEpoch());
+              (holdPasses ? heldCollects : next).add(passed);
+            }
+            if (holdCollects) {
+              heldCollects.add(collected);
+            } else {
+              next.add(collected);
+            }
           }
           next.add(Event.CallDone.ok(c.token(), c.workerId()));
         }
@@ -98,6 +117,14 @@ class MetaCoreTest {
       holdBuilds = false;
       List<Event.CallDone> done = new ArrayList<>(held);
       held.clear();
+      done.forEach(d -> run(core.handle(now, d)));
+    }
+
+    void releaseCollects() {
+      holdCollects = false;
+      holdPasses = false;
+      List<Event> done = new ArrayList<>(heldCollects);
+      heldCollects.clear();
       done.forEach(d -> run(core.handle(now, d)));
     }
 
@@ -144,6 +171,39 @@ class MetaCoreTest {
     // Once it stopped heartbeating, it is forgotten; it never comes back by itself.
     h.advance(5000, a);
     assertThat(h.store.load().workers()).containsOnlyKeys(a);
+  }
+
+  @Test
+  void anUpdateFollowsItsSettlingBarrierOnceEveryWorkerPassedIt() {
+    Harness h = new Harness();
+    int a = h.register("a", 2);
+    int b = h.register("b", 2);
+    h.create("q");
+    h.advance(500, a, b);
+    h.holdCollects = true;
+    h.holdPasses = true;
+    h.advance(300, a, b); // a periodic barrier may go out; none is collected
+    int before = h.barriers.size();
+    long reschedule = h.send(new Command.Reschedule("q", new Command.Change.ScaleJob(Intent.fixed(6)), false));
+    h.advance(3000, a, b);
+    assertThat(h.barriers.subList(before, h.barriers.size())).as("one settling barrier, at once, and then nothing")
+        .hasSize(1).allMatch(x -> !x.hasMutation());
+    assertThat(h.replies).doesNotContainKey(reschedule);
+    // Only the passes arrive (the uploads are still running): the Update goes out.
+    List<Event> passes = new ArrayList<>(h.heldCollects.stream().filter(e -> e instanceof Event.Passed).toList());
+    assertThat(passes).hasSize(2);
+    h.heldCollects.removeAll(passes);
+    h.run(h.core.handle(h.now, passes.get(0)));
+    h.run(h.core.poll(h.now));
+    assertThat(h.barriers.subList(before, h.barriers.size())).as("one worker has not passed it yet").hasSize(1);
+    h.run(h.core.handle(h.now, passes.get(1)));
+    h.run(h.core.poll(h.now));
+    assertThat(h.barriers.subList(before, h.barriers.size())).hasSize(2);
+    assertThat(h.barriers.get(h.barriers.size() - 1).getMutation().hasUpdate()).as("the Update, once both passed").isTrue();
+    h.releaseCollects();
+    h.advance(2000, a, b);
+    assertThat(((RescheduleResult) h.replies.get(reschedule).value()).applied()).isTrue();
+    assertThat(h.barriers.size()).as("periodic barriers again").isGreaterThan(before + 2);
   }
 
   @Test

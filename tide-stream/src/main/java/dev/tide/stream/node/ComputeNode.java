@@ -10,6 +10,7 @@ import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.CommitVersionRequest;
 import dev.tide.proto.stream.FailureReport;
 import dev.tide.proto.stream.InjectBarrierRequest;
+import dev.tide.proto.stream.PassedReport;
 import dev.tide.proto.stream.MetaServiceGrpc;
 import dev.tide.proto.stream.ResetRequest;
 import dev.tide.proto.stream.SstIdRequest;
@@ -103,6 +104,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
     Set<Long> expected;
     Barrier barrier;
     long runId;
+    boolean reportPassed;
 
     boolean complete() {
       return expected != null && arrived.containsAll(expected);
@@ -315,6 +317,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       c.expected = new HashSet<>(req.getActorsToCollectList());
       c.barrier = b;
       c.runId = req.getRunId();
+      c.reportPassed = req.getReportPassed();
       completeReady();
       for (long id : req.getActorsToSendList()) {
         Running r = actors.get(id);
@@ -459,20 +462,34 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   @Override
   public void sourceEnded(long actorId) {
     BarrierRequest req = BarrierRequest.newBuilder().setWorkerId(workerId).setActorId(actorId).build();
-    Context.ROOT.run(() -> MetaServiceGrpc.newStub(meta.getChannel()).withDeadlineAfter(30, TimeUnit.SECONDS)
-        .requestBarrier(req, new StreamObserver<>() {
+    tell((stub, done) -> stub.requestBarrier(req, done),
+        "barrier request for the ended source actor " + actorId + " failed (the next periodic barrier commits it)");
+  }
+
+  /** Sends a hint to meta without blocking; a failure is logged with {@code onFailure}, as the hint is optional. */
+  private void tell(java.util.function.BiConsumer<MetaServiceGrpc.MetaServiceStub, StreamObserver<Ack>> call, String onFailure) {
+    Context.ROOT.run(() -> call.accept(MetaServiceGrpc.newStub(meta.getChannel()).withDeadlineAfter(30, TimeUnit.SECONDS),
+        new StreamObserver<>() {
           @Override
           public void onNext(Ack ack) {}
 
           @Override
           public void onError(Throwable t) {
-            LOG.info("{}: barrier request for the ended source actor {} failed (the next periodic barrier commits it): {}", name,
-                actorId, Status.fromThrowable(t));
+            LOG.info("{}: {}: {}", name, onFailure, Status.fromThrowable(t));
           }
 
           @Override
           public void onCompleted() {}
         }));
+  }
+
+  /**
+   * Tells meta, without blocking, that every actor here passed a barrier it waits for (a settling
+   * barrier). A lost report only delays meta until the epoch's collection, which counts too.
+   */
+  private void reportPassed(long epoch, long runId) {
+    PassedReport req = PassedReport.newBuilder().setWorkerId(workerId).setEpoch(epoch).setRunId(runId).build();
+    tell((stub, done) -> stub.reportPassed(req, done), "report of passing epoch " + epoch + " failed (its collection follows)");
   }
 
   /** A remote link into one of this node's actors broke (its sender's node died or broke the protocol). */
@@ -492,6 +509,9 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
       Map.Entry<Long, Collection> done = collecting.pollFirstEntry();
       stopped.values().removeIf(s -> s.epoch() < done.getKey());
       Collection c = done.getValue();
+      if (c.reportPassed) {
+        reportPassed(c.barrier.prevEpoch(), c.runId);
+      }
       complete(c.barrier, c.runId, generation, c.loads);
     }
   }
