@@ -55,6 +55,8 @@ final class BarrierPipeline {
       return null;
     }
     settling = false;
+    unsettled.clear();
+    settlingEpoch = -1;
     return queued.poll();
   }
 
@@ -67,7 +69,7 @@ final class BarrierPipeline {
     return nowMs >= nextDueMs(maxInflight);
   }
 
-  /** When the next barrier is due: Long.MAX_VALUE while it waits for barriers in flight to be collected. */
+  /** When the next barrier is due: Long.MAX_VALUE while a settling barrier waits for a worker to pass it, or too many are in flight. */
   long nextDueMs(int maxInflight) {
     if (settling) {
       return unsettled.isEmpty() ? Long.MIN_VALUE : Long.MAX_VALUE;

@@ -131,7 +131,7 @@ public final class MetaCore {
     } else if (event instanceof Event.Collected c) {
       collected(nowMs, c);
     } else if (event instanceof Event.Passed p) {
-      if (p.runId() == runId && !recovery.requested()) {
+      if (p.runId() == runId && !recovery.requested()) { // as for a collection
         barriers.passed(p.workerId(), p.epoch());
       }
     } else if (event instanceof Event.Failed f) {

@@ -10,8 +10,8 @@ import dev.tide.proto.stream.CollectedReport;
 import dev.tide.proto.stream.CommitVersionRequest;
 import dev.tide.proto.stream.FailureReport;
 import dev.tide.proto.stream.InjectBarrierRequest;
-import dev.tide.proto.stream.PassedReport;
 import dev.tide.proto.stream.MetaServiceGrpc;
+import dev.tide.proto.stream.PassedReport;
 import dev.tide.proto.stream.ResetRequest;
 import dev.tide.proto.stream.SstIdRequest;
 import dev.tide.proto.stream.SstIdResponse;
@@ -43,6 +43,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -467,7 +468,7 @@ public final class ComputeNode extends StreamServiceGrpc.StreamServiceImplBase i
   }
 
   /** Sends a hint to meta without blocking; a failure is logged with {@code onFailure}, as the hint is optional. */
-  private void tell(java.util.function.BiConsumer<MetaServiceGrpc.MetaServiceStub, StreamObserver<Ack>> call, String onFailure) {
+  private void tell(BiConsumer<MetaServiceGrpc.MetaServiceStub, StreamObserver<Ack>> call, String onFailure) {
     Context.ROOT.run(() -> call.accept(MetaServiceGrpc.newStub(meta.getChannel()).withDeadlineAfter(30, TimeUnit.SECONDS),
         new StreamObserver<>() {
           @Override
